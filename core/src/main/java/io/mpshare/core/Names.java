@@ -1,0 +1,63 @@
+package io.mpshare.core;
+
+/**
+ * Every resource name, label, annotation key, port and path mpshare uses, defined once.
+ * Adapters reference these constants; a second copy of any of them elsewhere is a bug.
+ */
+public final class Names {
+    private Names() {}
+
+    /** Extended resource: GPU memory, in GiB by default ({@link MemoryUnit}). */
+    public static final String RESOURCE_GPU_MEM = "aliyun.com/gpu-mem";
+    /** Extended resource: share of one GPU's SMs, 0-100. */
+    public static final String RESOURCE_GPU_CORE = "aliyun.com/gpu-core.percentage";
+    /** Pod label: spread each container's request evenly over N GPUs of one node. */
+    public static final String LABEL_GPU_COUNT = "aliyun.com/gpu-count";
+    /** Node label that makes a node take part; the DaemonSets select it. */
+    public static final String NODE_LABEL_SCHEDULE = "ack.node.gpu.schedule";
+    public static final String NODE_LABEL_SCHEDULE_MPS = "mps";
+    /** Label of the MPS control daemon pods, as the seed's {@code kubectl get po -l} expects. */
+    public static final String MPS_DAEMON_POD_LABEL = "app.aliyun.com/name";
+    public static final String MPS_DAEMON_POD_LABEL_VALUE = "mps-control-daemon";
+
+    public static final String ANNOTATION_PREFIX = "mpshare.io/";
+    /** Pod: the allocation chosen at bind ({@code codec.AllocationCodec}). */
+    public static final String ANN_ALLOCATION = ANNOTATION_PREFIX + "allocation";
+    /** Pod: when the extender assumed the allocation (RFC 3339). */
+    public static final String ANN_ASSUME_TIME = ANNOTATION_PREFIX + "assume-time";
+    /** Pod: "true" once the device plugin answered Allocate for it. */
+    public static final String ANN_ASSIGNED = ANNOTATION_PREFIX + "assigned";
+    /** Pod: per-container GPU usage as last seen by the node's policer. */
+    public static final String ANN_USAGE = ANNOTATION_PREFIX + "usage";
+    /** Node: GPU inventory published by the device plugin ({@code codec.InventoryCodec}). */
+    public static final String ANN_NODE_GPUS = ANNOTATION_PREFIX + "gpus";
+    /** Node: when the inventory was last published (RFC 3339). */
+    public static final String ANN_NODE_GPUS_TIME = ANNOTATION_PREFIX + "gpus-time";
+    /** Node: the MPS daemon colour (generation) that receives new clients: blue or green. */
+    public static final String ANN_NODE_MPS_ACTIVE = ANNOTATION_PREFIX + "mps-active";
+
+    /** ACK gpushare v1 annotations, read so that pods placed by gpushare are accounted. */
+    public static final String ACK_GPU_MEM_IDX = "ALIYUN_COM_GPU_MEM_IDX";
+    public static final String ACK_GPU_MEM_POD = "ALIYUN_COM_GPU_MEM_POD";
+    public static final String ACK_GPU_MEM_DEV = "ALIYUN_COM_GPU_MEM_DEV";
+    public static final String ACK_GPU_MEM_ASSIGNED = "ALIYUN_COM_GPU_MEM_ASSIGNED";
+    public static final String ACK_GPU_MEM_ASSUME_TIME = "ALIYUN_COM_GPU_MEM_ASSUME_TIME";
+
+    public static final int EXTENDER_PORT = 39999;
+    public static final String EXTENDER_PREFIX = "/mpshare-scheduler";
+
+    /** Host folder for MPS pipe and log directories: {@code /run/mpshare/<colour>/pipe}. */
+    public static final String RUN_DIR = "/run/mpshare";
+    public static final String DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins";
+    public static final String KUBELET_SOCKET = DEVICE_PLUGIN_DIR + "/kubelet.sock";
+    public static final String POD_RESOURCES_SOCKET = "/var/lib/kubelet/pod-resources/kubelet.sock";
+
+    /** Container env the device plugin answers with. */
+    public static final String ENV_VISIBLE_DEVICES = "NVIDIA_VISIBLE_DEVICES";
+    public static final String ENV_MPS_PIPE = "CUDA_MPS_PIPE_DIRECTORY";
+    public static final String ENV_MPS_MEM_LIMIT = "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT";
+    public static final String ENV_MPS_THREADS = "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE";
+
+    /** Default CUDA context reserve charged per client per GPU (FACTS.md: ~0.5 GiB counts against the cap). */
+    public static final long DEFAULT_CONTEXT_RESERVE_MIB = 512;
+}

@@ -1,0 +1,190 @@
+package io.mpshare.core.ledger;
+
+import io.mpshare.core.model.GpuDemand;
+import io.mpshare.core.model.NodeInventory;
+import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.Evaluation;
+import io.mpshare.core.policy.PlacementPolicy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+/**
+ * The cluster-wide (or host-wide) book of GPU allocations. The lifecycle of each entry is the state
+ * machine in {@link Phase}.
+ *
+ * <p>Implementation notes.
+ * <ul>
+ * <li>State: {@code nodes} maps a node name to an immutable {@link NodeState}; {@code pods} indexes
+ *     each booked pod's {@link Allocation}. Readers (filter, prioritize, inspect) take a snapshot with a
+ *     plain volatile read and never block.</li>
+ * <li>Writers serialise per pod, then per node: every mutation runs inside {@code pods.compute(pod)}
+ *     and, nested, {@code nodes.compute(node)} — always in that order, so two writers never deadlock.
+ *     The fit check and the booking happen in the same node-level compute, so concurrent assumes on
+ *     one node can never over-commit a GPU, and no lock is ever held across I/O: callers do their
+ *     API calls after assume returns and call {@link #release} to roll back.</li>
+ * <li>Idempotence: assuming an identical placement again returns {@link AssumeResult.AlreadyPlaced};
+ *     confirming, assigning or releasing twice changes nothing.</li>
+ * <li>Time comes from an injected {@link InstantSource}; the assume TTL is checked only when
+ *     {@link #expireAssumed} is called, and only for entries the caller says are no longer wanted.</li>
+ * </ul>
+ */
+public final class Ledger {
+    private final InstantSource clock;
+    private final Duration assumeTtl;
+    private final ConcurrentHashMap<String, NodeState> nodes = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<PodKey, Allocation> pods = new ConcurrentHashMap<>();
+
+    public Ledger(InstantSource clock, Duration assumeTtl) {
+        this.clock = clock;
+        this.assumeTtl = assumeTtl;
+    }
+
+    public InstantSource clock() { return clock; }
+
+    /** Adds a node or replaces its inventory; bookings on it are kept. */
+    public void upsertNode(NodeInventory inventory) {
+        nodes.compute(inventory.node(), (k, s) -> {
+            if (s == null) {
+                NodeState fresh = NodeState.empty(inventory);
+                for (Allocation a : pods.values()) if (a.node().equals(k)) fresh = fresh.with(a);
+                return fresh;
+            }
+            return s.inventory().equals(inventory) ? s : s.withInventory(inventory);
+        });
+    }
+
+    /** Forgets a node's inventory. Its bookings stay in the pod index until their pods are released. */
+    public void removeNode(String node) { nodes.remove(node); }
+
+    public NodeState node(String name) { return nodes.get(name); }
+
+    public Collection<NodeState> nodes() { return nodes.values(); }
+
+    public Optional<Allocation> allocation(PodKey pod) { return Optional.ofNullable(pods.get(pod)); }
+
+    public Collection<Allocation> allocations() { return pods.values(); }
+
+    /**
+     * Books the GPUs {@code policy} picks on {@code node} for {@code pod}, in phase ASSUMED.
+     * A pod already ASSUMED on another node moves; a pod BOUND or ASSIGNED elsewhere is refused;
+     * the same demand on the same node again answers AlreadyPlaced.
+     */
+    public AssumeResult assume(PodKey pod, String podUid, String node, GpuDemand demand, PlacementPolicy policy) {
+        AssumeResult[] out = new AssumeResult[1];
+        pods.compute(pod, (k, existing) -> {
+            if (existing != null) {
+                if (existing.node().equals(node) && existing.demand().equals(demand)) {
+                    out[0] = new AssumeResult.AlreadyPlaced(existing);
+                    return existing;
+                }
+                if (existing.phase() != Phase.ASSUMED) {
+                    out[0] = new AssumeResult.Rejected("pod " + pod + " is already bound to node " + existing.node()
+                            + " on GPU " + existing.gpuIndices() + "; delete the pod to place it again");
+                    return existing;
+                }
+                nodes.computeIfPresent(existing.node(), (n, s) -> s.without(pod));
+            }
+            Allocation[] booked = new Allocation[1];
+            nodes.compute(node, (n, s) -> {
+                if (s == null) {
+                    out[0] = new AssumeResult.Rejected("node " + node + " is not known to mpshare: it publishes no GPU inventory "
+                            + "(is the mpshare device plugin running there and the node labelled ack.node.gpu.schedule=mps?)");
+                    return null;
+                }
+                switch (policy.evaluate(s, demand)) {
+                    case Evaluation.Fits f -> {
+                        List<Integer> idx = new ArrayList<>(f.positions().length);
+                        List<String> uuids = new ArrayList<>(f.positions().length);
+                        for (int pos : f.positions()) { idx.add(s.gpu(pos).index()); uuids.add(s.gpu(pos).uuid()); }
+                        booked[0] = new Allocation(pod, podUid, node, idx, uuids, demand, clock.instant(), Phase.ASSUMED);
+                        out[0] = new AssumeResult.Assumed(booked[0]);
+                        return s.with(booked[0]);
+                    }
+                    case Evaluation.Unfit u -> { out[0] = new AssumeResult.Rejected(u.reason()); return s; }
+                    case Evaluation.Unresolvable u -> { out[0] = new AssumeResult.Rejected(u.reason()); return s; }
+                }
+            });
+            return booked[0]; // null removes a moved-away ASSUMED entry when the new node refused
+        });
+        return out[0];
+    }
+
+    /**
+     * Records an allocation exactly as given (phase and GPUs included), without a fit check: this is how
+     * a rebuild from pod annotations restores what the cluster really holds. Replaces any earlier entry.
+     */
+    public void restore(Allocation a) {
+        pods.compute(a.pod(), (k, existing) -> {
+            if (existing != null) nodes.computeIfPresent(existing.node(), (n, s) -> s.without(k));
+            nodes.computeIfPresent(a.node(), (n, s) -> s.with(a));
+            return a;
+        });
+    }
+
+    /** ASSUMED → BOUND once the annotation and Binding are written. False when the pod is not booked on {@code node}. */
+    public boolean confirmBound(PodKey pod, String node) { return advance(pod, node, Phase.BOUND); }
+
+    /** → ASSIGNED once the device plugin answered Allocate. False when the pod is not booked on {@code node}. */
+    public boolean markAssigned(PodKey pod, String node) { return advance(pod, node, Phase.ASSIGNED); }
+
+    private boolean advance(PodKey pod, String node, Phase to) {
+        boolean[] ok = new boolean[1];
+        pods.computeIfPresent(pod, (k, a) -> {
+            if (!a.node().equals(node)) return a;
+            ok[0] = true;
+            if (a.phase().compareTo(to) >= 0) return a;
+            Allocation next = a.withPhase(to);
+            nodes.computeIfPresent(node, (n, s) -> s.with(next));
+            return next;
+        });
+        return ok[0];
+    }
+
+    /** Frees the pod's booking; returns what was freed (empty when nothing was booked). */
+    public Optional<Allocation> release(PodKey pod) {
+        Allocation[] gone = new Allocation[1];
+        pods.computeIfPresent(pod, (k, a) -> {
+            nodes.computeIfPresent(a.node(), (n, s) -> s.without(k));
+            gone[0] = a;
+            return null;
+        });
+        return Optional.ofNullable(gone[0]);
+    }
+
+    /**
+     * Releases ASSUMED entries older than the TTL for which {@code stillWanted} answers false (for
+     * example: the pod is gone, or bound to another node). Returns the released allocations.
+     */
+    public List<Allocation> expireAssumed(Predicate<Allocation> stillWanted) {
+        Instant cutoff = clock.instant().minus(assumeTtl);
+        List<Allocation> expired = new ArrayList<>();
+        for (Allocation a : List.copyOf(pods.values())) {
+            if (a.phase() == Phase.ASSUMED && a.assumedAt().isBefore(cutoff) && !stillWanted.test(a)) {
+                pods.computeIfPresent(a.pod(), (k, cur) -> {
+                    if (cur.phase() != Phase.ASSUMED || !cur.assumedAt().equals(a.assumedAt())) return cur;
+                    nodes.computeIfPresent(cur.node(), (n, s) -> s.without(k));
+                    expired.add(cur);
+                    return null;
+                });
+            }
+        }
+        return expired;
+    }
+
+    /** A comparable summary: per node, allocated MiB per GPU index, and the set of bookings (phase aside). */
+    public Map<String, Map<Integer, Long>> accounting() {
+        var m = new TreeMap<String, Map<Integer, Long>>();
+        for (NodeState s : nodes.values()) m.put(s.name(), s.allocatedByIndex());
+        return m;
+    }
+}

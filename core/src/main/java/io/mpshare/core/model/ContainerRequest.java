@@ -1,0 +1,25 @@
+package io.mpshare.core.model;
+
+import java.util.Objects;
+
+/**
+ * What one container asks: GPU memory (already converted to MiB) and a share of the GPU's SMs.
+ *
+ * @param init        true for an init container (runs before, not beside, the app containers)
+ * @param memMib      {@code aliyun.com/gpu-mem} in MiB; 0 when not asked
+ * @param corePercent {@code aliyun.com/gpu-core.percentage}; 0 when not asked
+ */
+public record ContainerRequest(String name, boolean init, long memMib, int corePercent) {
+    public ContainerRequest {
+        Objects.requireNonNull(name, "name");
+        if (memMib < 0) throw new IllegalArgumentException("container " + name + ": gpu memory must be >= 0, got " + memMib + " MiB");
+        if (corePercent < 0 || corePercent > 100)
+            throw new IllegalArgumentException("container " + name + ": gpu-core.percentage must be 0-100, got " + corePercent);
+    }
+
+    public static ContainerRequest app(String name, long memMib, int corePercent) { return new ContainerRequest(name, false, memMib, corePercent); }
+
+    public static ContainerRequest init(String name, long memMib, int corePercent) { return new ContainerRequest(name, true, memMib, corePercent); }
+
+    public boolean asksGpu() { return memMib > 0 || corePercent > 0; }
+}

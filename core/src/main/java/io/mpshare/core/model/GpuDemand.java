@@ -1,0 +1,33 @@
+package io.mpshare.core.model;
+
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * A pod's resolved need, as the ledger charges it on each of {@code gpuCount} distinct GPUs of one node.
+ *
+ * <p>{@code chargeMib} = max(largest init container, sum of app containers), each container counted as
+ * its share plus {@code reserveMib} for its CUDA context. {@code chargeCore} likewise for SM share.
+ *
+ * @param requestedMib the pod's need without reserves, over all its GPUs (what the user asked)
+ */
+public record GpuDemand(int gpuCount, long chargeMib, int chargeCore, long reserveMib,
+                        long requestedMib, List<ContainerShare> containers, OptionalLong runAsUser) {
+    public GpuDemand {
+        if (gpuCount < 1) throw new IllegalArgumentException("gpuCount must be >= 1");
+        if (chargeMib <= 0) throw new IllegalArgumentException("chargeMib must be > 0");
+        if (chargeCore < 0 || chargeCore > 100) throw new IllegalArgumentException("chargeCore must be 0-100");
+        if (reserveMib < 0) throw new IllegalArgumentException("reserveMib must be >= 0");
+        containers = List.copyOf(containers);
+    }
+
+    /** A single-container demand, handy for simulators and benchmarks. */
+    public static GpuDemand simple(long memMib, int core, int gpuCount, long reserveMib) {
+        long perGpu = memMib / gpuCount;
+        return new GpuDemand(gpuCount, perGpu + reserveMib, core / gpuCount, reserveMib, memMib,
+                List.of(new ContainerShare("main", false, perGpu, core / gpuCount)), OptionalLong.empty());
+    }
+
+    /** The user's own request on one GPU, without reserves. */
+    public long requestedMibPerGpu() { return requestedMib / gpuCount; }
+}

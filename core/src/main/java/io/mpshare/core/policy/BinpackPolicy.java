@@ -1,0 +1,24 @@
+package io.mpshare.core.policy;
+
+import io.mpshare.core.ledger.NodeState;
+import io.mpshare.core.model.GpuDemand;
+
+/**
+ * Best fit: the GPUs whose free memory is the smallest that still fits, so large holes stay whole.
+ * Node score: the tighter the fit (less memory left on the chosen GPUs), the higher; ties go to the
+ * fuller node, then (in the engine) to the node name. With {@code uidRule} a node whose daemon serves
+ * another known UID is unfit.
+ */
+public final class BinpackPolicy implements PlacementPolicy {
+    private final boolean uidRule;
+
+    public BinpackPolicy(boolean uidRule) { this.uidRule = uidRule; }
+
+    public BinpackPolicy() { this(false); }
+
+    @Override public String name() { return "binpack"; }
+
+    @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
+        return Ranked.choose(s, d, uidRule, false);
+    }
+}

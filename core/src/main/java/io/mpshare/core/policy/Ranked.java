@@ -1,0 +1,50 @@
+package io.mpshare.core.policy;
+
+import io.mpshare.core.ledger.NodeState;
+import io.mpshare.core.model.GpuDemand;
+
+/** Shared engine of binpack and spread: pick the k candidates with least (or most) free memory, ties by index. */
+final class Ranked {
+    private Ranked() {}
+
+    private static final ThreadLocal<int[]> SCRATCH = ThreadLocal.withInitial(() -> new int[64]);
+
+    static Evaluation choose(NodeState s, GpuDemand d, boolean uidRule, boolean most) {
+        int[] cand = scratch(s.gpuCount());
+        int found = Fitting.candidates(s, d, cand);
+        if (found < d.gpuCount()) return Fitting.explain(s, d, found);
+        if (uidRule) {
+            String why = Fitting.uidConflict(s, d);
+            if (why != null) return new Evaluation.Unfit(why);
+        }
+        int k = d.gpuCount();
+        // partial selection sort: first k by free memory (ascending for best fit, descending for spread);
+        // candidates come in position order, and the strict comparison keeps the lower index on ties
+        for (int i = 0; i < k; i++) {
+            int best = i;
+            for (int j = i + 1; j < found; j++) {
+                long fj = s.freeMib(cand[j]), fb = s.freeMib(cand[best]);
+                if (most ? fj > fb : fj < fb) best = j;
+            }
+            int t = cand[i]; cand[i] = cand[best]; cand[best] = t;
+        }
+        int[] chosen = new int[k];
+        long leftover = 0;
+        for (int i = 0; i < k; i++) chosen[i] = cand[i];
+        java.util.Arrays.sort(chosen);
+        for (int p : chosen) leftover += s.freeMib(p) - d.chargeMib();
+        long nodeFreeAfter = 0;
+        for (int i = 0; i < s.gpuCount(); i++) if (s.usable(i)) nodeFreeAfter += Math.max(0, s.freeMib(i));
+        nodeFreeAfter -= (long) k * d.chargeMib();
+        // primary: leftover on the chosen GPUs; secondary: free memory left on the whole node
+        long score = most ? leftover * 4096 + Math.min(nodeFreeAfter, 4095)
+                          : -(leftover * 4096 + Math.min(nodeFreeAfter >> 10, 4095));
+        return new Evaluation.Fits(chosen, score);
+    }
+
+    private static int[] scratch(int n) {
+        int[] a = SCRATCH.get();
+        if (a.length < n) { a = new int[n]; SCRATCH.set(a); }
+        return a;
+    }
+}

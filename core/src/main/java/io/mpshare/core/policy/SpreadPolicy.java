@@ -1,0 +1,19 @@
+package io.mpshare.core.policy;
+
+import io.mpshare.core.ledger.NodeState;
+import io.mpshare.core.model.GpuDemand;
+
+/** Worst fit: the GPUs with the most free memory, so pods land on the quietest GPUs; the emptiest node scores highest. */
+public final class SpreadPolicy implements PlacementPolicy {
+    private final boolean uidRule;
+
+    public SpreadPolicy(boolean uidRule) { this.uidRule = uidRule; }
+
+    public SpreadPolicy() { this(false); }
+
+    @Override public String name() { return "spread"; }
+
+    @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
+        return Ranked.choose(s, d, uidRule, true);
+    }
+}
