@@ -1,0 +1,37 @@
+package io.mpshare.mps;
+
+import java.util.List;
+
+/**
+ * The MPS control language (FACTS.md), one command per call to {@code nvidia-cuda-mps-control}
+ * against one pipe directory. {@code ProcessMpsControl} is the only class that starts the binary;
+ * {@code FakeMpsControl} models a daemon for tests. The real client exits 0 even on errors, so
+ * implementations parse the output and throw {@link MpsException} with what it said.
+ */
+public interface MpsControl {
+    /** False when no control daemon answers on the pipe directory ("Cannot find MPS control daemon process"). */
+    boolean daemonUp();
+
+    /** PIDs of running MPS servers (host PIDs when the daemon runs in the host PID namespace). */
+    List<Long> serverPids();
+
+    /** PIDs of the clients of one server. */
+    List<Long> clientPids(long serverPid);
+
+    /** Sets the pinned-memory ceiling for servers started from now on, for device ordinal {@code device}. Verified by reading back. */
+    void setDefaultPinnedMemLimit(int device, long mib);
+
+    /** Reads the default ceiling of {@code device} in MiB, or -1 when none is set. */
+    long defaultPinnedMemLimit(int device);
+
+    /** Sets the ceiling of a running server for {@code device}; clients that connect afterwards get it. */
+    void setServerPinnedMemLimit(long serverPid, int device, long mib);
+
+    void setDefaultActiveThreadPercentage(int percent);
+
+    /** Asks the server to end one client. */
+    void terminateClient(long serverPid, long clientPid);
+
+    /** Asks the control daemon to exit. */
+    void quit();
+}
