@@ -1,0 +1,17 @@
+package io.mpshare.cli;
+
+import picocli.CommandLine;
+
+/** Entry point of {@code mpshare}: parses the subcommand and exits with its status. */
+public final class Main {
+    private Main() {}
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs mpshare with {@code args} and returns the exit code (2 for usage errors). */
+    public static int run(String... args) {
+        return new CommandLine(new MpshareCommand()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+    }
+}

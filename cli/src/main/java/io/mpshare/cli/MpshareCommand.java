@@ -1,0 +1,24 @@
+package io.mpshare.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The top-level {@code mpshare} command. Each subcommand is a class of its own in this package that
+ * wires its component by hand (constructor injection, no framework) and runs it.
+ * To add one, write {@code XxxCommand} and list it below.
+ */
+@Command(name = "mpshare", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "GPU sharing with memory isolation through NVIDIA MPS.",
+        subcommands = {
+                // subcommands: keep one per line, alphabetical
+        })
+public final class MpshareCommand implements Runnable {
+    @Spec CommandSpec spec;
+
+    @Override public void run() {
+        throw new ParameterException(spec.commandLine(), "Missing subcommand: try 'mpshare simulate', or 'mpshare --help' for all of them");
+    }
+}
