@@ -57,6 +57,10 @@ public final class Names {
     public static final String ENV_MPS_PIPE = "CUDA_MPS_PIPE_DIRECTORY";
     public static final String ENV_MPS_MEM_LIMIT = "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT";
     public static final String ENV_MPS_THREADS = "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE";
+    /** Prefix of every MPS client variable; users may not set these in shared-GPU pods (the device plugin does). */
+    public static final String ENV_MPS_PREFIX = "CUDA_MPS_";
+    /** The kube-scheduler profile name pods are steered to when they ask for shared GPUs. */
+    public static final String SCHEDULER_NAME = "mpshare-scheduler";
 
     /** Default CUDA context reserve charged per client per GPU (FACTS.md: ~0.5 GiB counts against the cap). */
     public static final long DEFAULT_CONTEXT_RESERVE_MIB = 512;
