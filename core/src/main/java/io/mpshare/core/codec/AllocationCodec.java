@@ -99,7 +99,11 @@ public final class AllocationCodec {
             if (boundNode != null && !boundNode.equals(node))
                 return new Decoded.Malformed(Names.ANN_ALLOCATION + " names node " + node + " but the pod is bound to " + boundNode);
             List<Integer> gpus = new ArrayList<>();
-            for (String g : require(f, "gpus").split(",")) gpus.add(Integer.parseInt(g.trim()));
+            for (String g : require(f, "gpus").split(",")) {
+                int i = Integer.parseInt(g.trim());
+                if (i < 0) throw new IllegalArgumentException("GPU index " + i + " is negative");
+                gpus.add(i);
+            }
             List<String> uuids = List.of(require(f, "uuids").split(","));
             long reserve = Long.parseLong(require(f, "reserve"));
             String[] charge = require(f, "charge").split("/");
@@ -133,6 +137,8 @@ public final class AllocationCodec {
             List<String> uuids = new ArrayList<>();
             for (String g : idxText.split(",")) {
                 int i = Integer.parseInt(g.trim());
+                if (i < 0) return new Decoded.Malformed(Names.ACK_GPU_MEM_IDX + " of pod " + pod.key() + " is " + idxText
+                        + ": a GPU index must be >= 0");
                 gpus.add(i);
                 Gpu gpu = inv == null ? null : inv.gpu(i);
                 uuids.add(gpu == null ? "unknown-gpu-" + i : gpu.uuid());

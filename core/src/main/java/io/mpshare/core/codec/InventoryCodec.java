@@ -35,11 +35,16 @@ public final class InventoryCodec {
                 String[] p = entry.split("\\|");
                 if (p.length != 5)
                     throw new IllegalArgumentException("node " + node + ": GPU entry '" + entry + "' is not index|uuid|model|MiB|healthy");
+                String health = p[4].trim();
+                if (!health.equals("true") && !health.equals("false"))
+                    throw new IllegalArgumentException("node " + node + ": GPU entry '" + entry + "' has health '" + health + "': use true or false");
                 try {
                     gpus.add(new Gpu(Integer.parseInt(p[0].trim()), p[1].trim(), p[2].trim(), Long.parseLong(p[3].trim()),
-                            Boolean.parseBoolean(p[4].trim())));
+                            Boolean.parseBoolean(health)));
                 } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("node " + node + ": GPU entry '" + entry + "' has a bad number: " + e.getMessage());
+                    throw new IllegalArgumentException("node " + node + ": GPU entry '" + entry + "' has a bad number: " + e.getMessage(), e);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("node " + node + ": GPU entry '" + entry + "': " + e.getMessage(), e);
                 }
             }
         }

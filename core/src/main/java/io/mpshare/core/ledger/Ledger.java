@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,8 +46,9 @@ public final class Ledger {
     private final ConcurrentHashMap<PodKey, Allocation> pods = new ConcurrentHashMap<>();
 
     public Ledger(InstantSource clock, Duration assumeTtl) {
-        this.clock = clock;
-        this.assumeTtl = assumeTtl;
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.assumeTtl = Objects.requireNonNull(assumeTtl, "assumeTtl");
+        if (assumeTtl.isNegative()) throw new IllegalArgumentException("assume TTL must not be negative, got " + assumeTtl);
     }
 
     public InstantSource clock() { return clock; }
@@ -76,13 +78,18 @@ public final class Ledger {
 
     /**
      * Books the GPUs {@code policy} picks on {@code node} for {@code pod}, in phase ASSUMED.
-     * A pod already ASSUMED on another node moves; a pod BOUND or ASSIGNED elsewhere is refused;
-     * the same demand on the same node again answers AlreadyPlaced.
+     * A pod already ASSUMED elsewhere (or on the same node with another demand) moves, but only once the
+     * new place fits: a refusal leaves the ledger exactly as it was. A pod BOUND or ASSIGNED elsewhere is
+     * refused; the same demand on the same node again answers AlreadyPlaced. An entry recorded under a
+     * different, non-empty pod UID belongs to an earlier pod of the same name (deleted and created again,
+     * as StatefulSets do) and is replaced whatever its phase.
      */
     public AssumeResult assume(PodKey pod, String podUid, String node, GpuDemand demand, PlacementPolicy policy) {
         AssumeResult[] out = new AssumeResult[1];
+        String uid = podUid == null ? "" : podUid;
         pods.compute(pod, (k, existing) -> {
-            if (existing != null) {
+            boolean stale = existing != null && !uid.isEmpty() && !existing.podUid().isEmpty() && !existing.podUid().equals(uid);
+            if (existing != null && !stale) {
                 if (existing.node().equals(node) && existing.demand().equals(demand)) {
                     out[0] = new AssumeResult.AlreadyPlaced(existing);
                     return existing;
@@ -92,7 +99,6 @@ public final class Ledger {
                             + " on GPU " + existing.gpuIndices() + "; delete the pod to place it again");
                     return existing;
                 }
-                nodes.computeIfPresent(existing.node(), (n, s) -> s.without(pod));
             }
             Allocation[] booked = new Allocation[1];
             nodes.compute(node, (n, s) -> {
@@ -101,20 +107,23 @@ public final class Ledger {
                             + "(is the mpshare device plugin running there and the node labelled ack.node.gpu.schedule=mps?)");
                     return null;
                 }
-                switch (policy.evaluate(s, demand)) {
+                NodeState base = existing != null && existing.node().equals(n) ? s.without(k) : s;
+                switch (policy.evaluate(base, demand)) {
                     case Evaluation.Fits f -> {
                         List<Integer> idx = new ArrayList<>(f.positions().length);
                         List<String> uuids = new ArrayList<>(f.positions().length);
-                        for (int pos : f.positions()) { idx.add(s.gpu(pos).index()); uuids.add(s.gpu(pos).uuid()); }
-                        booked[0] = new Allocation(pod, podUid, node, idx, uuids, demand, clock.instant(), Phase.ASSUMED);
+                        for (int pos : f.positions()) { idx.add(base.gpu(pos).index()); uuids.add(base.gpu(pos).uuid()); }
+                        booked[0] = new Allocation(pod, uid, node, idx, uuids, demand, clock.instant(), Phase.ASSUMED);
                         out[0] = new AssumeResult.Assumed(booked[0]);
-                        return s.with(booked[0]);
+                        return base.with(booked[0]);
                     }
                     case Evaluation.Unfit u -> { out[0] = new AssumeResult.Rejected(u.reason()); return s; }
                     case Evaluation.Unresolvable u -> { out[0] = new AssumeResult.Rejected(u.reason()); return s; }
                 }
             });
-            return booked[0]; // null removes a moved-away ASSUMED entry when the new node refused
+            if (booked[0] == null) return existing; // refused: nothing changes
+            if (existing != null && !existing.node().equals(node)) nodes.computeIfPresent(existing.node(), (n, s) -> s.without(k));
+            return booked[0];
         });
         return out[0];
     }
@@ -124,11 +133,22 @@ public final class Ledger {
      * a rebuild from pod annotations restores what the cluster really holds. Replaces any earlier entry.
      */
     public void restore(Allocation a) {
+        boolean[] nodeKnown = new boolean[1];
         pods.compute(a.pod(), (k, existing) -> {
             if (existing != null) nodes.computeIfPresent(existing.node(), (n, s) -> s.without(k));
-            nodes.computeIfPresent(a.node(), (n, s) -> s.with(a));
+            nodes.computeIfPresent(a.node(), (n, s) -> { nodeKnown[0] = true; return s.with(a); });
             return a;
         });
+        if (!nodeKnown[0]) catchUp(a);
+    }
+
+    /**
+     * Closes a race with {@link #upsertNode}: a booking written while its node was unknown may have been
+     * published after the new node scanned the pod index. Re-applies it if it is still the pod's current one.
+     * Safe because a writer that removes the booking must pass through the same node lock afterwards.
+     */
+    private void catchUp(Allocation a) {
+        nodes.computeIfPresent(a.node(), (n, s) -> pods.get(a.pod()) == a && s.pods().get(a.pod()) != a ? s.with(a) : s);
     }
 
     /** ASSUMED → BOUND once the annotation and Binding are written. False when the pod is not booked on {@code node}. */
@@ -139,14 +159,17 @@ public final class Ledger {
 
     private boolean advance(PodKey pod, String node, Phase to) {
         boolean[] ok = new boolean[1];
+        Allocation[] moved = new Allocation[1];
         pods.computeIfPresent(pod, (k, a) -> {
             if (!a.node().equals(node)) return a;
             ok[0] = true;
             if (a.phase().compareTo(to) >= 0) return a;
             Allocation next = a.withPhase(to);
-            nodes.computeIfPresent(node, (n, s) -> s.with(next));
+            moved[0] = next;
+            nodes.computeIfPresent(node, (n, s) -> { moved[0] = null; return s.with(next); });
             return next;
         });
+        if (moved[0] != null) catchUp(moved[0]);
         return ok[0];
     }
 
@@ -181,7 +204,7 @@ public final class Ledger {
         return expired;
     }
 
-    /** A comparable summary: per node, allocated MiB per GPU index, and the set of bookings (phase aside). */
+    /** A comparable summary: per known node (sorted by name), the MiB booked on each GPU index. */
     public Map<String, Map<Integer, Long>> accounting() {
         var m = new TreeMap<String, Map<Integer, Long>>();
         for (NodeState s : nodes.values()) m.put(s.name(), s.allocatedByIndex());

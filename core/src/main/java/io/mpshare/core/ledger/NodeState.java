@@ -23,26 +23,49 @@ import java.util.TreeMap;
  */
 public final class NodeState {
     private final NodeInventory inventory;
+    private final Layout layout;
     private final long[] allocMib;
     private final int[] allocCore;
     private final Map<PodKey, Allocation> pods;
     private final Map<Long, Integer> uids;
     private final long maxFreeMib;
+    private final long usableFreeMib;
 
-    private NodeState(NodeInventory inventory, long[] allocMib, int[] allocCore, Map<PodKey, Allocation> pods, Map<Long, Integer> uids) {
+    /** Per-position facts of an inventory, shared by every snapshot over it: read on the hot path without boxing. */
+    private record Layout(int[] index, long[] totalMib, boolean[] healthy) {
+        static Layout of(NodeInventory inv) {
+            List<Gpu> g = inv.gpus();
+            int n = g.size();
+            int[] index = new int[n];
+            long[] total = new long[n];
+            boolean[] healthy = new boolean[n];
+            for (int i = 0; i < n; i++) { index[i] = g.get(i).index(); total[i] = g.get(i).totalMib(); healthy[i] = g.get(i).healthy(); }
+            return new Layout(index, total, healthy);
+        }
+    }
+
+    private NodeState(NodeInventory inventory, Layout layout, long[] allocMib, int[] allocCore,
+                      Map<PodKey, Allocation> pods, Map<Long, Integer> uids) {
         this.inventory = inventory;
+        this.layout = layout;
         this.allocMib = allocMib;
         this.allocCore = allocCore;
         this.pods = pods;
         this.uids = uids;
-        long max = Long.MIN_VALUE;
-        for (int i = 0; i < allocMib.length; i++) if (usable(i)) max = Math.max(max, freeMib(i));
+        long max = Long.MIN_VALUE, sum = 0;
+        for (int i = 0; i < allocMib.length; i++) {
+            if (!layout.healthy[i]) continue;
+            long free = freeMib(i);
+            max = Math.max(max, free);
+            sum += Math.max(0, free);
+        }
         this.maxFreeMib = max;
+        this.usableFreeMib = sum;
     }
 
     public static NodeState empty(NodeInventory inventory) {
         int n = inventory.gpus().size();
-        return new NodeState(inventory, new long[n], new int[n], Map.of(), Map.of());
+        return new NodeState(inventory, Layout.of(inventory), new long[n], new int[n], Map.of(), Map.of());
     }
 
     /** The same bookings over a new inventory (GPUs appeared, vanished or changed health). */
@@ -59,7 +82,7 @@ public final class NodeState {
         long[] mib = base.allocMib.clone();
         int[] core = base.allocCore.clone();
         charge(a, mib, core, +1);
-        return new NodeState(inventory, mib, core, Collections.unmodifiableMap(p), adjustUid(base.uids, a, +1));
+        return new NodeState(inventory, layout, mib, core, Collections.unmodifiableMap(p), adjustUid(base.uids, a, +1));
     }
 
     NodeState without(PodKey pod) {
@@ -70,7 +93,7 @@ public final class NodeState {
         long[] mib = allocMib.clone();
         int[] core = allocCore.clone();
         charge(a, mib, core, -1);
-        return new NodeState(inventory, mib, core, Collections.unmodifiableMap(p), adjustUid(uids, a, -1));
+        return new NodeState(inventory, layout, mib, core, Collections.unmodifiableMap(p), adjustUid(uids, a, -1));
     }
 
     private void charge(Allocation a, long[] mib, int[] core, int sign) {
@@ -94,23 +117,27 @@ public final class NodeState {
     public NodeInventory inventory() { return inventory; }
     public String name() { return inventory.node(); }
     public int gpuCount() { return allocMib.length; }
+    /** NVML index of the GPU at {@code pos}. */
+    public int gpuIndex(int pos) { return layout.index[pos]; }
     public Gpu gpu(int pos) { return inventory.gpus().get(pos); }
-    public long totalMib(int pos) { return inventory.gpus().get(pos).totalMib(); }
+    public long totalMib(int pos) { return layout.totalMib[pos]; }
     public long allocatedMib(int pos) { return allocMib[pos]; }
     public int allocatedCore(int pos) { return allocCore[pos]; }
-    public long freeMib(int pos) { return inventory.gpus().get(pos).totalMib() - allocMib[pos]; }
+    public long freeMib(int pos) { return layout.totalMib[pos] - allocMib[pos]; }
     public int freeCore(int pos) { return 100 - allocCore[pos]; }
-    public boolean usable(int pos) { return inventory.gpus().get(pos).healthy(); }
+    public boolean usable(int pos) { return layout.healthy[pos]; }
     /** Largest free memory on a healthy GPU, Long.MIN_VALUE when none is healthy. */
     public long maxFreeMib() { return maxFreeMib; }
+    /** Free memory summed over healthy GPUs, each counted from 0 (an over-booked GPU adds nothing). */
+    public long usableFreeMib() { return usableFreeMib; }
     public Map<PodKey, Allocation> pods() { return pods; }
     /** Known Linux UIDs of the node's booked pods, with how many pods run as each. */
     public Map<Long, Integer> uids() { return uids; }
 
     /** Position of the GPU with NVML index {@code index} in the arrays, -1 when the node has none. */
     public int position(int index) {
-        List<Gpu> g = inventory.gpus();
-        for (int i = 0; i < g.size(); i++) if (g.get(i).index() == index) return i;
+        int[] idx = layout.index;
+        for (int i = 0; i < idx.length; i++) if (idx[i] == index) return i;
         return -1;
     }
 
@@ -125,7 +152,7 @@ public final class NodeState {
     /** Allocated MiB per GPU index, for comparisons and reports. */
     public Map<Integer, Long> allocatedByIndex() {
         var m = new TreeMap<Integer, Long>();
-        for (int i = 0; i < allocMib.length; i++) m.put(gpu(i).index(), allocMib[i]);
+        for (int i = 0; i < allocMib.length; i++) m.put(layout.index[i], allocMib[i]);
         return m;
     }
 

@@ -22,6 +22,14 @@ public final class DemandResolver {
     public long reserveMib() { return reserveMib; }
 
     public Resolution resolve(PodInfo pod) {
+        try {
+            return resolveChecked(pod);
+        } catch (ArithmeticException e) {
+            return new Resolution.Invalid("pod " + pod.key() + " asks more GPU memory than can be counted: lower its aliyun.com/gpu-mem limits");
+        }
+    }
+
+    private Resolution resolveChecked(PodInfo pod) {
         if (!pod.asksGpu()) return new Resolution.NoGpu();
         int n = pod.gpuCount();
         if (n < 1) return new Resolution.Invalid("label aliyun.com/gpu-count must be a positive integer, got " + n);

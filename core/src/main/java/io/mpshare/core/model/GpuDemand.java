@@ -1,5 +1,6 @@
 package io.mpshare.core.model;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -10,6 +11,8 @@ import java.util.OptionalLong;
  * its share plus {@code reserveMib} for its CUDA context. {@code chargeCore} likewise for SM share.
  *
  * @param requestedMib the pod's need without reserves, over all its GPUs (what the user asked)
+ * @param containers   each GPU-asking container's share per GPU; kept app containers first, then init
+ *                     containers (each group in spec order), so equal demands compare equal after a rebuild
  */
 public record GpuDemand(int gpuCount, long chargeMib, int chargeCore, long reserveMib,
                         long requestedMib, List<ContainerShare> containers, OptionalLong runAsUser) {
@@ -18,7 +21,22 @@ public record GpuDemand(int gpuCount, long chargeMib, int chargeCore, long reser
         if (chargeMib <= 0) throw new IllegalArgumentException("chargeMib must be > 0");
         if (chargeCore < 0 || chargeCore > 100) throw new IllegalArgumentException("chargeCore must be 0-100");
         if (reserveMib < 0) throw new IllegalArgumentException("reserveMib must be >= 0");
-        containers = List.copyOf(containers);
+        containers = canonical(containers);
+    }
+
+    /** App containers first, then init containers, each in the order given: the order the annotation codec writes. */
+    private static List<ContainerShare> canonical(List<ContainerShare> cs) {
+        boolean ordered = true;
+        boolean seenInit = false;
+        for (ContainerShare c : cs) {
+            if (c.init()) seenInit = true;
+            else if (seenInit) { ordered = false; break; }
+        }
+        if (ordered) return List.copyOf(cs);
+        var out = new ArrayList<ContainerShare>(cs.size());
+        for (ContainerShare c : cs) if (!c.init()) out.add(c);
+        for (ContainerShare c : cs) if (c.init()) out.add(c);
+        return List.copyOf(out);
     }
 
     /** A single-container demand, handy for simulators and benchmarks. */

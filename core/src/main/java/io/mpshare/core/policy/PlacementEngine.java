@@ -81,7 +81,7 @@ public final class PlacementEngine {
         for (String name : nodeNames) {
             NodeState s = ledger.node(name);
             if (s != null && policy.evaluate(s, d) instanceof Evaluation.Fits f
-                    && (f.score() > bestScore || (f.score() == bestScore && name.compareTo(best) < 0))) {
+                    && (best == null || f.score() > bestScore || (f.score() == bestScore && name.compareTo(best) < 0))) {
                 best = name; bestScore = f.score();
             }
         }

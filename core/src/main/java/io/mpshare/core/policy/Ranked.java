@@ -18,27 +18,25 @@ final class Ranked {
             if (why != null) return new Evaluation.Unfit(why);
         }
         int k = d.gpuCount();
-        // partial selection sort: first k by free memory (ascending for best fit, descending for spread);
-        // candidates come in position order, and the strict comparison keeps the lower index on ties
+        // partial selection sort: first k by free memory (ascending for best fit, descending for spread),
+        // ties to the lower position (= lower NVML index); swaps reorder candidates, so compare positions explicitly
         for (int i = 0; i < k; i++) {
             int best = i;
             for (int j = i + 1; j < found; j++) {
                 long fj = s.freeMib(cand[j]), fb = s.freeMib(cand[best]);
-                if (most ? fj > fb : fj < fb) best = j;
+                if ((most ? fj > fb : fj < fb) || (fj == fb && cand[j] < cand[best])) best = j;
             }
             int t = cand[i]; cand[i] = cand[best]; cand[best] = t;
         }
         int[] chosen = new int[k];
         long leftover = 0;
         for (int i = 0; i < k; i++) chosen[i] = cand[i];
-        java.util.Arrays.sort(chosen);
+        if (k > 1) java.util.Arrays.sort(chosen);
         for (int p : chosen) leftover += s.freeMib(p) - d.chargeMib();
-        long nodeFreeAfter = 0;
-        for (int i = 0; i < s.gpuCount(); i++) if (s.usable(i)) nodeFreeAfter += Math.max(0, s.freeMib(i));
-        nodeFreeAfter -= (long) k * d.chargeMib();
-        // primary: leftover on the chosen GPUs; secondary: free memory left on the whole node
-        long score = most ? leftover * 4096 + Math.min(nodeFreeAfter, 4095)
-                          : -(leftover * 4096 + Math.min(nodeFreeAfter >> 10, 4095));
+        long nodeFreeAfterGib = (s.usableFreeMib() - (long) k * d.chargeMib()) >> 10;
+        // primary: leftover on the chosen GPUs; secondary: free memory (GiB, capped) left on the whole node
+        long secondary = Math.min(nodeFreeAfterGib, 4095);
+        long score = most ? leftover * 4096 + secondary : -(leftover * 4096 + secondary);
         return new Evaluation.Fits(chosen, score);
     }
 
