@@ -50,11 +50,11 @@ public final class DemandResolver {
             int core = c.corePercent() / n;
             shares.add(new ContainerShare(c.name(), c.init(), per, core));
             if (c.init()) {
-                initMax = Math.max(initMax, per + reserveMib);
+                initMax = Math.max(initMax, Math.addExact(per, reserveMib));
                 initCore = Math.max(initCore, core);
                 initReqMax = Math.max(initReqMax, c.memMib());
             } else {
-                appSum = Math.addExact(appSum, per + reserveMib);
+                appSum = Math.addExact(appSum, Math.addExact(per, reserveMib));
                 appCore += core;
                 appReq = Math.addExact(appReq, c.memMib());
             }
