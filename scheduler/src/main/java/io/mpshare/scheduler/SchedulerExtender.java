@@ -1,0 +1,73 @@
+package io.mpshare.scheduler;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.model.DemandResolver;
+import io.mpshare.core.policy.BinpackPolicy;
+import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.core.policy.PlacementPolicy;
+import io.mpshare.core.policy.SpreadPolicy;
+import io.mpshare.scheduler.bind.Binder;
+import io.mpshare.scheduler.bind.Fabric8PodApi;
+import io.mpshare.scheduler.cluster.ClusterView;
+import io.mpshare.scheduler.http.ExtenderHttpServer;
+import io.mpshare.scheduler.http.Inspect;
+import io.mpshare.scheduler.metrics.ExtenderMetrics;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The extender, wired by hand: ledger → engine (with an injected policy) → verbs, binder, cluster view,
+ * metrics, HTTP server. {@link #start} serves HTTP at once (healthz answers) and turns ready only after
+ * the cluster view has rebuilt the ledger.
+ */
+public final class SchedulerExtender implements AutoCloseable {
+    private final Ledger ledger;
+    private final ClusterView view;
+    private final ExtenderHttpServer http;
+    private final ScheduledExecutorService timers;
+
+    public SchedulerExtender(ExtenderConfig config, KubernetesClient client, PlacementPolicy policy, InstantSource clock, String version) throws IOException {
+        this.ledger = new Ledger(clock, config.assumeTtl());
+        var verbs = new Verbs(new PlacementEngine(ledger, policy), new DemandResolver(config.reserveMib()), config.unit());
+        var binder = new Binder(ledger, verbs, new Fabric8PodApi(client, Duration.ofSeconds(30)), config.bindAttempts());
+        this.timers = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("extender-expiry").daemon(true).factory());
+        this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod());
+        var metrics = new ExtenderMetrics(ledger);
+        this.http = new ExtenderHttpServer(new InetSocketAddress(config.port()), config.httpThreads(), verbs, binder,
+                new Inspect(ledger), metrics, view::ready, version);
+    }
+
+    /** The policy a name on the command line stands for. */
+    public static PlacementPolicy policy(String name, boolean uidRule) {
+        return switch (name.toLowerCase(java.util.Locale.ROOT)) {
+            case "binpack" -> new BinpackPolicy(uidRule);
+            case "spread" -> new SpreadPolicy(uidRule);
+            default -> throw new IllegalArgumentException("unknown policy '" + name + "': use binpack or spread");
+        };
+    }
+
+    /** Serves HTTP, then syncs the informers and rebuilds the ledger (readyz turns 200 after that). */
+    public void start(Duration syncTimeout) throws TimeoutException, InterruptedException {
+        http.start();
+        view.start(syncTimeout);
+    }
+
+    public int port() { return http.port(); }
+
+    public Ledger ledger() { return ledger; }
+
+    public boolean ready() { return view.ready(); }
+
+    @Override public void close() {
+        http.close();
+        view.close();
+        timers.shutdownNow();
+    }
+}

@@ -1,0 +1,91 @@
+package io.mpshare.scheduler;
+
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.model.DemandResolver;
+import io.mpshare.core.model.GpuDemand;
+import io.mpshare.core.model.PodInfo;
+import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.core.policy.PlacementEngine.FilterOutcome;
+import io.mpshare.core.policy.PlacementEngine.NodeScore;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Filter and prioritize in domain terms: a pod's facts and candidate node names in, an answer out.
+ * Pods that ask for no shared GPU pass through untouched; a pod whose request can never be met
+ * anywhere (bad quantity, uneven split) is answered with an error that says what to change.
+ */
+public final class Verbs {
+    private final PlacementEngine engine;
+    private final DemandResolver resolver;
+    private final MemoryUnit unit;
+
+    public Verbs(PlacementEngine engine, DemandResolver resolver, MemoryUnit unit) {
+        this.engine = engine;
+        this.resolver = resolver;
+        this.unit = unit;
+    }
+
+    public PlacementEngine engine() { return engine; }
+    public DemandResolver resolver() { return resolver; }
+    public MemoryUnit unit() { return unit; }
+
+    /** What a pod needs: a demand, nothing (pass through), or an error a person can act on. */
+    public sealed interface Need {
+        record Gpu(PodInfo pod, GpuDemand demand) implements Need {}
+        record None(PodInfo pod) implements Need {}
+        record Bad(String reason) implements Need {}
+    }
+
+    public Need need(PodFacts facts) {
+        if (facts == null) return new Need.Bad("the request carries no Pod");
+        PodInfo pod;
+        try {
+            pod = facts.toPodInfo(unit);
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            return new Need.Bad(e.getMessage());
+        }
+        try {
+            return switch (resolver.resolve(pod)) {
+                case DemandResolver.Resolution.Resolved r -> new Need.Gpu(pod, r.demand());
+                case DemandResolver.Resolution.NoGpu n -> new Need.None(pod);
+                case DemandResolver.Resolution.Invalid i -> new Need.Bad("pod " + pod.key() + ": " + i.reason());
+            };
+        } catch (ArithmeticException e) {
+            return new Need.Bad("pod " + pod.key() + " asks more GPU memory than can be counted: check its aliyun.com/gpu-mem limits");
+        }
+    }
+
+    /** A filter answer: nodes kept, nodes refused (with reasons), or an error for the whole request. */
+    public record FilterAnswer(List<String> fits, Map<String, String> failed, Map<String, String> unresolvable, String error) {
+        static FilterAnswer error(String why) { return new FilterAnswer(List.of(), Map.of(), Map.of(), why); }
+    }
+
+    public FilterAnswer filter(PodFacts facts, List<String> nodeNames) {
+        return switch (need(facts)) {
+            case Need.None n -> new FilterAnswer(nodeNames, Map.of(), Map.of(), "");
+            case Need.Bad b -> FilterAnswer.error(b.reason());
+            case Need.Gpu g -> {
+                FilterOutcome o = engine.filter(g.demand(), nodeNames);
+                yield new FilterAnswer(o.fits(), o.failed(), o.unresolvable(), "");
+            }
+        };
+    }
+
+    public record PrioritizeAnswer(List<NodeScore> scores, String error) {}
+
+    /** Scores 0..10; a pod without GPU demand scores every node 0, so other priorities decide. */
+    public PrioritizeAnswer prioritize(PodFacts facts, List<String> nodeNames) {
+        return switch (need(facts)) {
+            case Need.None n -> {
+                List<NodeScore> zero = new ArrayList<>(nodeNames.size());
+                for (String name : nodeNames) zero.add(new NodeScore(name, 0));
+                yield new PrioritizeAnswer(zero, "");
+            }
+            case Need.Bad b -> new PrioritizeAnswer(List.of(), b.reason());
+            case Need.Gpu g -> new PrioritizeAnswer(engine.prioritize(g.demand(), nodeNames), "");
+        };
+    }
+}

@@ -1,0 +1,112 @@
+package io.mpshare.scheduler.bind;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.mpshare.core.model.PodKey;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.json.JsonFactory;
+
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * {@link PodApi} over a fabric8 client. The annotation write is a JSON merge patch (the mock server and
+ * every API server accept it) carrying {@code metadata.resourceVersion}, which makes it conditional.
+ * The Binding is POSTed to the pod's {@code binding} subresource through the client's HTTP client, so it
+ * uses the same credentials.
+ */
+public final class Fabric8PodApi implements PodApi {
+    private static final JsonFactory JSON = new JsonFactory();
+    private final KubernetesClient client;
+    private final Duration timeout;
+
+    public Fabric8PodApi(KubernetesClient client, Duration timeout) {
+        this.client = client;
+        this.timeout = timeout;
+    }
+
+    @Override public Pod get(PodKey pod) throws Failure {
+        try {
+            return client.pods().inNamespace(pod.namespace()).withName(pod.name()).get();
+        } catch (KubernetesClientException e) {
+            throw failure("read pod " + pod, e);
+        }
+    }
+
+    @Override public void patchAnnotations(PodKey pod, String resourceVersion, Map<String, String> annotations) throws Failure {
+        StringWriter sw = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), sw)) {
+            g.writeStartObject();
+            g.writeName("metadata");
+            g.writeStartObject();
+            if (resourceVersion != null) g.writeStringProperty("resourceVersion", resourceVersion);
+            g.writeName("annotations");
+            g.writeStartObject();
+            for (var e : annotations.entrySet()) {
+                g.writeName(e.getKey());
+                if (e.getValue() == null) g.writeNull(); else g.writeString(e.getValue());
+            }
+            g.writeEndObject();
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+        try {
+            client.pods().inNamespace(pod.namespace()).withName(pod.name()).patch(PatchContext.of(PatchType.JSON_MERGE), sw.toString());
+        } catch (KubernetesClientException e) {
+            throw failure("annotate pod " + pod, e);
+        }
+    }
+
+    @Override public void bind(PodKey pod, String uid, String node) throws Failure {
+        String body = "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":" + quote(pod.name())
+                + ",\"namespace\":" + quote(pod.namespace()) + (uid.isEmpty() ? "" : ",\"uid\":" + quote(uid))
+                + "},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":" + quote(node) + "}}";
+        String base = client.getMasterUrl().toString();
+        if (base.endsWith("/")) base = base.substring(0, base.length() - 1);
+        URI uri = URI.create(base + "/api/v1/namespaces/" + enc(pod.namespace()) + "/pods/" + enc(pod.name()) + "/binding");
+        HttpClient http = client.getHttpClient();
+        HttpRequest req = http.newHttpRequestBuilder().uri(uri).post("application/json", body).build();
+        HttpResponse<String> resp;
+        try {
+            resp = http.sendAsync(req, String.class).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Failure(0, "bind pod " + pod + " to node " + node + ": interrupted", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new Failure(0, "bind pod " + pod + " to node " + node + ": " + e, e);
+        }
+        if (resp.code() / 100 != 2)
+            throw new Failure(resp.code(), "bind pod " + pod + " to node " + node + ": API server answered " + resp.code() + " " + abbreviate(resp.body()));
+    }
+
+    private static Failure failure(String what, KubernetesClientException e) {
+        return new Failure(e.getCode(), what + ": " + (e.getCode() == 0 ? e.getMessage() : "API server answered " + e.getCode() + " " + abbreviate(e.getMessage())), e);
+    }
+
+    private static String abbreviate(String s) {
+        if (s == null) return "";
+        return s.length() > 300 ? s.substring(0, 300) + "..." : s;
+    }
+
+    private static String enc(String s) { return URLEncoder.encode(s, StandardCharsets.UTF_8); }
+
+    private static String quote(String s) {
+        StringWriter sw = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), sw)) { g.writeString(s); }
+        return sw.toString();
+    }
+}

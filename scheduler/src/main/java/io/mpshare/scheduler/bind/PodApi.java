@@ -1,0 +1,39 @@
+package io.mpshare.scheduler.bind;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.mpshare.core.model.PodKey;
+
+import java.util.Map;
+
+/** The three API-server calls a bind makes. Implementations are thread-safe. */
+public interface PodApi {
+    /** The pod as the API server has it now, or null when there is none. */
+    Pod get(PodKey pod) throws Failure;
+
+    /**
+     * JSON merge patch of the pod's annotations, guarded by {@code resourceVersion} (the server answers 409
+     * when the pod changed meanwhile). A null value removes the key.
+     */
+    void patchAnnotations(PodKey pod, String resourceVersion, Map<String, String> annotations) throws Failure;
+
+    /** POST pods/{name}/binding to {@code node}; 409 when the pod is already bound. */
+    void bind(PodKey pod, String uid, String node) throws Failure;
+
+    /** An API call that did not succeed: the HTTP status (0 when no answer came) and what was said. */
+    final class Failure extends Exception {
+        private final int code;
+
+        public Failure(int code, String message, Throwable cause) {
+            super(message, cause);
+            this.code = code;
+        }
+
+        public Failure(int code, String message) { this(code, message, null); }
+
+        public int code() { return code; }
+
+        public boolean conflict() { return code == 409; }
+
+        public boolean notFound() { return code == 404; }
+    }
+}

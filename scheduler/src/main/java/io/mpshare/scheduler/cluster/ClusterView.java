@@ -1,0 +1,197 @@
+package io.mpshare.scheduler.cluster;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.Names;
+import io.mpshare.core.codec.AllocationCodec;
+import io.mpshare.core.codec.InventoryCodec;
+import io.mpshare.core.ledger.Allocation;
+import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.ledger.NodeState;
+import io.mpshare.core.model.NodeInventory;
+import io.mpshare.core.model.PodInfo;
+import io.mpshare.core.model.PodKey;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Keeps the {@link Ledger} in step with the cluster through two fabric8 informers.
+ *
+ * <p>Implementation notes.
+ * <ul>
+ * <li>Nodes: only those labelled {@code ack.node.gpu.schedule=mps}. Each node's GPUs come from the
+ *     inventory its device plugin publishes in {@code mpshare.io/gpus} ({@link InventoryCodec}), one entry
+ *     per GPU with its own size, so mixed GPUs are exact. A labelled node with no (or an unreadable)
+ *     inventory is kept with no GPUs, so filter says why it cannot take a pod.</li>
+ * <li>Pods: every add/update with an allocation annotation (ours or ACK v1) is restored into the ledger
+ *     unless the ledger already holds the same placement in the same or a later phase (the binder's own
+ *     writes echo back). Deleted or finished pods are released at once, but only if the booking belongs to
+ *     the same pod UID.</li>
+ * <li>Readiness: {@link #start} waits until both informers have listed, then replays both stores through
+ *     the same handlers (idempotent), so the ledger is rebuilt before {@link #ready()} turns true.</li>
+ * <li>Expiry: every {@code period}, ASSUMED bookings older than the ledger's TTL are released when their
+ *     pod is gone, finished, has another UID, or is bound to another node; a pod still pending keeps its
+ *     booking.</li>
+ * </ul>
+ */
+public final class ClusterView implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ClusterView.class.getName());
+    private final KubernetesClient client;
+    private final Ledger ledger;
+    private final MemoryUnit unit;
+    private final ScheduledExecutorService scheduler;
+    private final Duration period;
+    private final AtomicLong malformed = new AtomicLong();
+    private SharedIndexInformer<Node> nodes;
+    private SharedIndexInformer<Pod> pods;
+    private ScheduledFuture<?> expiry;
+    private volatile boolean ready;
+
+    public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period) {
+        this.client = client;
+        this.ledger = ledger;
+        this.unit = unit;
+        this.scheduler = scheduler;
+        this.period = period;
+    }
+
+    /** Starts both informers, waits for their first list (at most {@code timeout}), rebuilds the ledger. */
+    public void start(Duration timeout) throws TimeoutException, InterruptedException {
+        nodes = client.nodes().withLabel(Names.NODE_LABEL_SCHEDULE, Names.NODE_LABEL_SCHEDULE_MPS).runnableInformer(0);
+        nodes.addEventHandler(new ResourceEventHandler<>() {
+            @Override public void onAdd(Node n) { applyNode(n); }
+            @Override public void onUpdate(Node old, Node n) { applyNode(n); }
+            @Override public void onDelete(Node n, boolean unknown) { removeNode(n); }
+        });
+        pods = client.pods().inAnyNamespace().runnableInformer(0);
+        pods.addEventHandler(new ResourceEventHandler<>() {
+            @Override public void onAdd(Pod p) { applyPod(p); }
+            @Override public void onUpdate(Pod old, Pod p) { applyPod(p); }
+            @Override public void onDelete(Pod p, boolean unknown) { forgetPod(p); }
+        });
+        long deadline = System.nanoTime() + timeout.toNanos();
+        var n = nodes.start().toCompletableFuture();
+        var p = pods.start().toCompletableFuture();
+        try {
+            n.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            p.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("the informers could not list nodes and pods: " + e.getCause(), e.getCause());
+        }
+        for (Node node : nodes.getStore().list()) applyNode(node);
+        for (Pod pod : pods.getStore().list()) applyPod(pod);
+        expiry = scheduler.scheduleWithFixedDelay(this::expire, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
+        ready = true;
+        LOG.log(Level.INFO, "cluster view ready nodes={0} pods={1} allocations={2}", ledger.nodes().size(), pods.getStore().list().size(), ledger.allocations().size());
+    }
+
+    /** True once informers have synced and the ledger was rebuilt from them. */
+    public boolean ready() { return ready && nodes.hasSynced() && pods.hasSynced(); }
+
+    /** Allocation annotations that could not be read so far. */
+    public long malformedAllocations() { return malformed.get(); }
+
+    void applyNode(Node n) {
+        String name = n.getMetadata().getName();
+        var ann = n.getMetadata().getAnnotations();
+        String text = ann == null ? null : ann.get(Names.ANN_NODE_GPUS);
+        NodeInventory inv;
+        try {
+            inv = InventoryCodec.decode(name, text);
+        } catch (IllegalArgumentException e) {
+            LOG.log(Level.WARNING, "node={0} inventory unreadable, node gets no GPUs until fixed: {1}", name, e.getMessage());
+            inv = new NodeInventory(name, List.of());
+        }
+        NodeState before = ledger.node(name);
+        ledger.upsertNode(inv);
+        if (before == null || !before.inventory().equals(inv))
+            LOG.log(Level.INFO, "node={0} gpus={1} totalMiB={2}", name, inv.gpus().size(), inv.totalMib());
+    }
+
+    void removeNode(Node n) {
+        ledger.removeNode(n.getMetadata().getName());
+        LOG.log(Level.INFO, "node={0} removed (deleted or no longer labelled {1}={2})", n.getMetadata().getName(),
+                Names.NODE_LABEL_SCHEDULE, Names.NODE_LABEL_SCHEDULE_MPS);
+    }
+
+    void applyPod(Pod p) {
+        PodKey key = PodTranslator.key(p);
+        if (PodTranslator.finished(p)) { forgetPod(p); return; }
+        var ann = PodTranslator.annotations(p);
+        if (!ann.containsKey(Names.ANN_ALLOCATION) && !ann.containsKey(Names.ACK_GPU_MEM_IDX)) {
+            // a new pod that reuses the name of a deleted one: the old booking is gone with it
+            Optional<Allocation> old = ledger.allocation(key);
+            String uid = PodTranslator.uid(p);
+            if (old.isPresent() && !old.get().podUid().isEmpty() && !uid.isEmpty() && !old.get().podUid().equals(uid)) ledger.release(key);
+            return;
+        }
+        PodInfo info;
+        try {
+            info = PodTranslator.facts(p).toPodInfo(unit);
+        } catch (RuntimeException e) {
+            malformed.incrementAndGet();
+            LOG.log(Level.WARNING, "pod={0} has an allocation but its GPU request is unreadable: {1}", key, e.getMessage());
+            return;
+        }
+        String node = PodTranslator.nodeName(p);
+        NodeState s = node == null ? null : ledger.node(node);
+        switch (AllocationCodec.decode(info, ann, node, s == null ? null : s.inventory(), node != null, unit)) {
+            case AllocationCodec.Decoded.Found f -> {
+                Allocation a = f.allocation();
+                Optional<Allocation> have = ledger.allocation(key);
+                if (have.isPresent() && have.get().samePlacement(a) && have.get().phase().compareTo(a.phase()) >= 0) return;
+                ledger.restore(a);
+            }
+            case AllocationCodec.Decoded.Malformed m -> {
+                malformed.incrementAndGet();
+                LOG.log(Level.WARNING, "pod={0} node={1} allocation unreadable, not counted: {2}", key, node, m.reason());
+            }
+            case AllocationCodec.Decoded.None none -> { }
+        }
+    }
+
+    void forgetPod(Pod p) {
+        PodKey key = PodTranslator.key(p);
+        Optional<Allocation> have = ledger.allocation(key);
+        if (have.isEmpty()) return;
+        String uid = PodTranslator.uid(p);
+        if (!uid.isEmpty() && !have.get().podUid().isEmpty() && !uid.equals(have.get().podUid())) return;
+        ledger.release(key);
+        LOG.log(Level.INFO, "pod={0} node={1} released mib={2}", key, have.get().node(), have.get().demand().chargeMib());
+    }
+
+    /** Releases stale ASSUMED bookings; public so tests can drive it with a fake clock. */
+    public List<Allocation> expire() {
+        List<Allocation> gone = ledger.expireAssumed(this::stillWanted);
+        for (Allocation a : gone) LOG.log(Level.INFO, "pod={0} node={1} assumed allocation expired", a.pod(), a.node());
+        return gone;
+    }
+
+    boolean stillWanted(Allocation a) {
+        Pod p = pods.getStore().getByKey(a.pod().namespace() + "/" + a.pod().name());
+        if (p == null || PodTranslator.finished(p)) return false;
+        String uid = PodTranslator.uid(p);
+        if (!a.podUid().isEmpty() && !uid.isEmpty() && !a.podUid().equals(uid)) return false;
+        String node = PodTranslator.nodeName(p);
+        return node == null || node.equals(a.node());
+    }
+
+    @Override public void close() {
+        ready = false;
+        if (expiry != null) expiry.cancel(false);
+        if (nodes != null) nodes.close();
+        if (pods != null) pods.close();
+    }
+}

@@ -1,0 +1,4 @@
+package io.mpshare.scheduler.http;
+
+/** kube-scheduler's {@code ExtenderBindingArgs}. */
+public record BindingArgs(String podName, String podNamespace, String podUid, String node) {}

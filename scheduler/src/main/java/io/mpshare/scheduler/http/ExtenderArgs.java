@@ -1,0 +1,16 @@
+package io.mpshare.scheduler.http;
+
+import io.mpshare.scheduler.PodFacts;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * kube-scheduler's {@code ExtenderArgs}, reduced to what the extender reads.
+ *
+ * @param pod       the pod's facts, or null when the request had no Pod
+ * @param nodeNames candidate node names (from {@code NodeNames}, or the names of {@code Nodes.items})
+ * @param rawNodes  when the request carried full {@code Nodes} (nodeCacheCapable false): each node's JSON
+ *                  by name, echoed back for the nodes that fit; null otherwise
+ */
+public record ExtenderArgs(PodFacts pod, List<String> nodeNames, Map<String, String> rawNodes) {}
