@@ -1,0 +1,129 @@
+package io.mpshare.sim.openb;
+
+import io.mpshare.core.ledger.AssumeResult;
+import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.ledger.NodeState;
+import io.mpshare.core.model.ContainerShare;
+import io.mpshare.core.model.Gpu;
+import io.mpshare.core.model.GpuDemand;
+import io.mpshare.core.model.NodeInventory;
+import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.Evaluation;
+import io.mpshare.core.policy.FragmentationPolicy;
+import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.core.policy.PlacementPolicy;
+import io.mpshare.core.policy.TaskMix;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.SplittableRandom;
+
+/**
+ * mpshare's own placement on the trace, through the real core: every node is an mpshare inventory in a
+ * {@link Ledger}; a GPU task becomes the {@link GpuDemand} mpshare would charge on that node's GPU model
+ * (share of {@code gpu_milli} thousandths: {@code floor(gpu_milli * totalMib / 1000)} MiB and
+ * {@code gpu_milli / 10} percent of the cores, no context reserve); the core policy scores each node that
+ * passes the host filters (CPU, memory, model) exactly as the extender's prioritize does, and the pod is
+ * booked through {@link PlacementEngine#assume}, so the GPUs are the ones bind would pick. Ties go to the
+ * first node in trace order (the engine's {@code bestNode} rule).
+ *
+ * <p>CPU-only tasks are not the extender's: they stand for kube-scheduler's choice, here the node with the
+ * least free GPU share (then the least free CPU), so they use CPU where GPUs are already taken.
+ */
+final class MpshareDefault implements ReplayPolicy {
+    private final Ledger ledger = new Ledger(InstantSource.fixed(Instant.EPOCH), Duration.ofDays(365));
+    private final PlacementPolicy policy;
+    private final PlacementEngine engine;
+    private final NodeState[] states;
+    private final long[] gpuMib;
+    private final Map<Long, GpuDemand> demands = new HashMap<>();
+    private GpuDemand pending;
+    private int seq;
+
+    MpshareDefault(List<OpenbTrace.Node> nodes, GpuModels models, PlacementPolicy policy) {
+        this.policy = policy;
+        this.engine = new PlacementEngine(ledger, policy);
+        states = new NodeState[nodes.size()];
+        gpuMib = new long[nodes.size()];
+        for (int i = 0; i < nodes.size(); i++) {
+            OpenbTrace.Node n = nodes.get(i);
+            List<Gpu> gpus = new ArrayList<>();
+            long mib = n.gpus() == 0 ? 0 : models.mib(n.model());
+            for (int g = 0; g < n.gpus(); g++) gpus.add(new Gpu(g, "GPU-" + n.name() + "-" + g, n.model(), mib, true));
+            ledger.upsertNode(new NodeInventory(n.name(), gpus));
+            states[i] = ledger.node(n.name());
+            gpuMib[i] = mib;
+        }
+    }
+
+    /** The default policy with the mix of the trace's GPU tasks: (GPU count, share per GPU), weighted by how often each comes. */
+    static MpshareDefault of(List<OpenbTrace.Node> nodes, GpuModels models, List<OpenbTrace.Task> trace) {
+        return new MpshareDefault(nodes, models, new FragmentationPolicy(mixOf(trace)));
+    }
+
+    static TaskMix mixOf(List<OpenbTrace.Task> trace) {
+        Map<List<Integer>, Integer> counts = new LinkedHashMap<>();
+        for (OpenbTrace.Task t : trace) if (t.numGpu() > 0) counts.merge(List.of(t.numGpu(), t.milliPerGpu()), 1, Integer::sum);
+        List<TaskMix.Entry> entries = new ArrayList<>();
+        counts.forEach((k, n) -> entries.add(new TaskMix.Entry(k.get(0), 0, k.get(1), 0, n)));
+        return new TaskMix(entries);
+    }
+
+    /** What mpshare charges for the task on each of its GPUs when they have {@code totalMib}. */
+    static GpuDemand demand(OpenbTrace.Task t, long totalMib) {
+        long mib = t.milliPerGpu() * totalMib / 1000;
+        int core = t.milliPerGpu() / 10;
+        return new GpuDemand(t.numGpu(), mib, core, 0, mib * t.numGpu(),
+                List.of(new ContainerShare("main", false, mib, core)), OptionalLong.empty());
+    }
+
+    private GpuDemand demandOn(int node, OpenbTrace.Task t) {
+        long key = (gpuMib[node] << 24) | ((long) t.numGpu() << 12) | t.milliPerGpu();
+        return demands.computeIfAbsent(key, k -> demand(t, gpuMib[node]));
+    }
+
+    @Override public Placement choose(Cluster c, OpenbTrace.Task t, SplittableRandom rnd) {
+        if (t.numGpu() == 0) return cpuOnly(c, t);
+        int best = -1;
+        long bestScore = Long.MIN_VALUE;
+        int[] positions = null;
+        for (int i = 0; i < c.size(); i++) {
+            if (!c.hostFits(i, t)) continue;
+            if (policy.evaluate(states[i], demandOn(i, t)) instanceof Evaluation.Fits f && (best < 0 || f.score() > bestScore)) {
+                best = i; bestScore = f.score(); positions = f.positions();
+            }
+        }
+        if (best < 0) return null;
+        pending = demandOn(best, t);
+        return new Placement(best, positions);
+    }
+
+    private static Placement cpuOnly(Cluster c, OpenbTrace.Task t) {
+        int best = -1;
+        for (int i = 0; i < c.size(); i++) {
+            if (!c.hostFits(i, t)) continue;
+            if (best < 0 || c.gpuLeftTotal(i) < c.gpuLeftTotal(best)
+                    || (c.gpuLeftTotal(i) == c.gpuLeftTotal(best) && c.cpuLeft[i] < c.cpuLeft[best])) best = i;
+        }
+        return best < 0 ? null : new Placement(best, new int[0]);
+    }
+
+    @Override public void placed(Cluster c, OpenbTrace.Task t, Placement p) {
+        if (t.numGpu() == 0) return;
+        String node = c.nodes.get(p.node()).name();
+        AssumeResult r = engine.assume(PodKey.of("openb", t.name() + "-" + seq++), "", node, pending);
+        if (!(r instanceof AssumeResult.Assumed a))
+            throw new IllegalStateException("the ledger refused " + t.name() + " on " + node + ": " + r);
+        for (int k = 0; k < p.gpus().length; k++)
+            if (a.allocation().gpuIndices().get(k) != p.gpus()[k])
+                throw new IllegalStateException("bind chose GPUs " + a.allocation().gpuIndices() + " but prioritize " + java.util.Arrays.toString(p.gpus()));
+        states[p.node()] = ledger.node(node);
+    }
+}
