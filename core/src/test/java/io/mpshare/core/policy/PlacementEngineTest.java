@@ -1,0 +1,95 @@
+package io.mpshare.core.policy;
+
+import io.mpshare.core.ledger.AssumeResult;
+import io.mpshare.core.ledger.Ledger;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static io.mpshare.core.CoreFixtures.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PlacementEngineTest {
+    private static final long G = 1024;
+
+    /** full: no room; tight: 10 GiB left on GPU 0; half: 70 GiB used; empty; small: GPUs too small. */
+    private final Ledger ledger = ledger(h200s("full", 1), h200s("tight", 1), h200s("half", 1), h200s("empty", 1),
+            node("small", 4096, 4096));
+    private final PlacementEngine binpack = new PlacementEngine(ledger, new BinpackPolicy());
+
+    PlacementEngineTest() {
+        occupy(ledger, "full", 0, H200_MIB, "f");
+        occupy(ledger, "tight", 0, H200_MIB - 10 * G, "t");
+        occupy(ledger, "half", 0, 70 * G, "h");
+    }
+
+    private static final List<String> ALL = List.of("full", "tight", "half", "empty", "small", "unknown");
+
+    @Test
+    void filter_mixedNodes_keepsFitsInOrderAndSaysWhyForOthers() {
+        var out = binpack.filter(gib(7), ALL);
+
+        assertThat(out.fits()).containsExactly("tight", "half", "empty");
+        assertThat(out.failed()).containsOnlyKeys("full");
+        assertThat(out.failed().get("full")).contains("most free is GPU 0 with 0 MiB", "pod needs 7680 MiB");
+        assertThat(out.unresolvable()).containsOnlyKeys("small", "unknown");
+        assertThat(out.unresolvable().get("small")).contains("largest GPU has 4096 MiB");
+        assertThat(out.unresolvable().get("unknown")).contains("publishes no mpshare GPU inventory");
+    }
+
+    @Test
+    void prioritize_binpack_scoresZeroToTenTightestHighest() {
+        var scores = binpack.prioritize(gib(7), ALL);
+
+        assertThat(scores).extracting(PlacementEngine.NodeScore::node).containsExactlyElementsOf(ALL);
+        assertThat(scores).allSatisfy(s -> assertThat(s.score()).isBetween(0, PlacementEngine.MAX_SCORE));
+        assertThat(scoreOf(scores, "tight")).isEqualTo(10);
+        assertThat(scoreOf(scores, "empty")).isEqualTo(0);
+        assertThat(scoreOf(scores, "half")).isBetween(1, 9);
+        assertThat(scoreOf(scores, "full")).isZero();
+        assertThat(scoreOf(scores, "unknown")).isZero();
+    }
+
+    @Test
+    void prioritize_spread_emptiestHighest() {
+        var scores = new PlacementEngine(ledger, new SpreadPolicy()).prioritize(gib(7), ALL);
+        assertThat(scoreOf(scores, "empty")).isEqualTo(10);
+        assertThat(scoreOf(scores, "tight")).isEqualTo(0);
+    }
+
+    @Test
+    void prioritize_allEqual_allScoreMax() {
+        Ledger l = ledger(h200s("a", 2), h200s("b", 2));
+        var scores = new PlacementEngine(l, new BinpackPolicy()).prioritize(gib(7), List.of("a", "b"));
+        assertThat(scores).extracting(PlacementEngine.NodeScore::score).containsExactly(10, 10);
+    }
+
+    @Test
+    void bestNode_tie_goesToSmallerName() {
+        Ledger l = ledger(h200s("n3", 1), h200s("n1", 1), h200s("n2", 1));
+        var engine = new PlacementEngine(l, new BinpackPolicy());
+        assertThat(engine.bestNode(gib(7), List.of("n3", "n2", "n1"))).isEqualTo("n1");
+        assertThat(engine.bestNode(gib(7), List.of("n3", "n1", "n2"))).isEqualTo("n1");
+    }
+
+    @Test
+    void bestNode_noneFits_null() {
+        assertThat(binpack.bestNode(gib(200), ALL)).isNull();
+    }
+
+    @Test
+    void bestNode_binpack_picksTightest() {
+        assertThat(binpack.bestNode(gib(7), ALL)).isEqualTo("tight");
+    }
+
+    @Test
+    void assume_throughEngine_usesItsPolicy() {
+        var r = binpack.assume(key("p"), "uid", "half", gib(7));
+        assertThat(r).isInstanceOf(AssumeResult.Assumed.class);
+        assertThat(ledger.node("half").allocatedMib(0)).isEqualTo(70 * G + 7680);
+    }
+
+    private static int scoreOf(List<PlacementEngine.NodeScore> scores, String node) {
+        return scores.stream().filter(s -> s.node().equals(node)).findFirst().orElseThrow().score();
+    }
+}

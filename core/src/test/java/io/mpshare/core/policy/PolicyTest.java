@@ -1,0 +1,180 @@
+package io.mpshare.core.policy;
+
+import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.ledger.NodeState;
+import io.mpshare.core.model.Gpu;
+import io.mpshare.core.model.GpuDemand;
+import io.mpshare.core.model.NodeInventory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.stream.Stream;
+
+import static io.mpshare.core.CoreFixtures.*;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.argumentSet;
+
+/** BinpackPolicy and SpreadPolicy: which GPUs they choose, and the reasons when they choose none. */
+class PolicyTest {
+    private static final long G = 1024;
+
+    /** A node of GPUs with the given sizes and the given MiB already booked on each. */
+    static NodeState state(long[] sizes, long[] used) {
+        Ledger l = ledger(node("n", sizes));
+        for (int i = 0; i < used.length; i++) if (used[i] > 0) occupy(l, "n", i, used[i], "used-" + i);
+        return l.node("n");
+    }
+
+    static long[] sizes(long... s) { return s; }
+    static long[] used(long... u) { return u; }
+    static int[] gpus(int... p) { return p; }
+
+    static final long[] FOUR_H200 = {H200_MIB, H200_MIB, H200_MIB, H200_MIB};
+
+    /** node GPUs, booked MiB, demand → binpack's choice, spread's choice. */
+    static Stream<Arguments> choices() {
+        return Stream.of(
+                argumentSet("empty node: both take GPU 0", FOUR_H200, used(0, 0, 0, 0), gib(7), gpus(0), gpus(0)),
+                argumentSet("binpack takes the fullest GPU that fits, spread the emptiest", FOUR_H200,
+                        used(10 * G, 100 * G, 50 * G, 0), gib(7), gpus(1), gpus(3)),
+                argumentSet("binpack skips a GPU too full for the pod", FOUR_H200,
+                        used(10 * G, 138 * G, 50 * G, 0), gib(7), gpus(2), gpus(3)),
+                argumentSet("ties go to the lower index", FOUR_H200, used(20 * G, 20 * G, 20 * G, 20 * G), gib(7), gpus(0), gpus(0)),
+                argumentSet("two GPUs: binpack the two fullest", FOUR_H200,
+                        used(10 * G, 100 * G, 50 * G, 0), demand(14 * G, 0, 2), gpus(1, 2), gpus(0, 3)),
+                argumentSet("two GPUs with a tie after a swap: lower index wins", FOUR_H200, // regression: selection swap broke ties
+                        used(20 * G, 20 * G, 30 * G, 0), demand(14 * G, 0, 2), gpus(0, 2), gpus(0, 3)),
+                argumentSet("heterogeneous sizes: best fit by free memory, not by size", sizes(24_576, 81_920, H200_MIB),
+                        used(0, 60 * G, 0), gib(16), gpus(1), gpus(2)),
+                argumentSet("core share full on the fullest GPU", FOUR_H200, used(0, 0, 0, 0), demand(7 * G, 60, 1), gpus(0), gpus(0)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("choices")
+    void evaluate_roomOnNode_choosesGpus(long[] sizes, long[] used, GpuDemand d, int[] binpack, int[] spread) {
+        NodeState s = state(sizes, used);
+        assertThat(((Evaluation.Fits) new BinpackPolicy().evaluate(s, d)).positions()).as("binpack").containsExactly(binpack);
+        assertThat(((Evaluation.Fits) new SpreadPolicy().evaluate(s, d)).positions()).as("spread").containsExactly(spread);
+    }
+
+    @Test
+    void evaluate_coreShareTaken_skipsGpuWithoutCores() {
+        Ledger l = ledger(h200s("n", 2));
+        l.assume(key("busy"), "", "n", demand(1024, 80, 1), new BinpackPolicy());
+        var f = (Evaluation.Fits) new BinpackPolicy().evaluate(l.node("n"), demand(1024, 30, 1));
+        assertThat(f.positions()).containsExactly(1);
+    }
+
+    /** node GPUs, booked MiB, demand → Unfit or Unresolvable, and what the reason must say. */
+    static Stream<Arguments> refusals() {
+        return Stream.of(
+                argumentSet("no GPU has room: says the most free GPU and the need", sizes(H200_MIB, H200_MIB),
+                        used(140 * G, 137 * G), gib(7), Evaluation.Unfit.class,
+                        List.of("node n", "0 GPU(s) with room", "most free is GPU 1 with 3483 MiB", "100% cores free of 143771 MiB",
+                                "pod needs 7680 MiB (7168 MiB asked + 512 MiB CUDA context reserve per container) on one GPU")),
+                argumentSet("one GPU with room but two asked", sizes(H200_MIB, H200_MIB),
+                        used(140 * G, 0), demand(14 * G, 0, 2), Evaluation.Unfit.class,
+                        List.of("1 GPU(s) with room", "most free is GPU 1 with 143771 MiB", "on each of 2 GPUs")),
+                argumentSet("pod larger than any GPU", sizes(24_576, 81_920), used(0, 0), gib(100), Evaluation.Unresolvable.class,
+                        List.of("largest GPU has 81920 MiB in all", "pod needs 102912 MiB")),
+                argumentSet("fewer GPUs than gpu-count", sizes(H200_MIB), used(0), demand(2 * G, 0, 2), Evaluation.Unresolvable.class,
+                        List.of("1 of 1 GPU(s) large enough", "on each of 2 GPUs")),
+                argumentSet("only one GPU large enough for two", sizes(24_576, H200_MIB), used(0, 0), demand(60 * G, 0, 2),
+                        Evaluation.Unresolvable.class, List.of("1 of 2 GPU(s) large enough", "30720 MiB")),
+                argumentSet("node without GPUs", sizes(), used(), gib(1), Evaluation.Unresolvable.class,
+                        List.of("has no shared GPUs")));
+    }
+
+    @ParameterizedTest
+    @MethodSource("refusals")
+    void evaluate_noRoom_reasonSaysWhichGpuHasHowMuch(long[] sizes, long[] used, GpuDemand d,
+                                                       Class<? extends Evaluation> kind, List<String> fragments) {
+        for (PlacementPolicy p : List.of(new BinpackPolicy(), new SpreadPolicy())) {
+            Evaluation e = p.evaluate(state(sizes, used), d);
+            assertThat(e).as(p.name()).isInstanceOf(kind);
+            String reason = e instanceof Evaluation.Unfit u ? u.reason() : ((Evaluation.Unresolvable) e).reason();
+            for (String f : fragments) assertThat(reason).as(p.name()).contains(f);
+        }
+    }
+
+    @Test
+    void evaluate_allGpusUnhealthy_unfitNotUnresolvable() { // regression: a daemon restart made nodes unresolvable
+        var inv = new NodeInventory("n", List.of(new Gpu(0, "GPU-0", "NVIDIA H200", H200_MIB, false)));
+        Evaluation e = new BinpackPolicy().evaluate(NodeState.empty(inv), gib(7));
+        assertThat(e).isInstanceOf(Evaluation.Unfit.class);
+        assertThat(((Evaluation.Unfit) e).reason()).contains("no healthy GPU");
+    }
+
+    @Test
+    void evaluate_unhealthyGpuSkipped_healthyOneChosen() {
+        var inv = new NodeInventory("n", List.of(new Gpu(0, "GPU-0", "H200", H200_MIB, false), new Gpu(1, "GPU-1", "H200", H200_MIB, true)));
+        assertThat(((Evaluation.Fits) new BinpackPolicy().evaluate(NodeState.empty(inv), gib(7))).positions()).containsExactly(1);
+    }
+
+    @Test
+    void score_binpack_tighterFitScoresHigher_spreadTheOpposite() {
+        NodeState tight = state(FOUR_H200, used(130 * G, 0, 0, 0));
+        NodeState loose = state(FOUR_H200, used(0, 0, 0, 0));
+        long bt = ((Evaluation.Fits) new BinpackPolicy().evaluate(tight, gib(7))).score();
+        long bl = ((Evaluation.Fits) new BinpackPolicy().evaluate(loose, gib(7))).score();
+        long st = ((Evaluation.Fits) new SpreadPolicy().evaluate(tight, gib(7))).score();
+        long sl = ((Evaluation.Fits) new SpreadPolicy().evaluate(loose, gib(7))).score();
+        assertThat(bt).isGreaterThan(bl);
+        assertThat(sl).isGreaterThan(st);
+    }
+
+    @Test
+    void score_sameLeftoverOnGpu_binpackPrefersFullerNode_spreadEmptier() {
+        NodeState fuller = state(FOUR_H200, used(100 * G, 100 * G, 100 * G, 100 * G));
+        NodeState emptier = state(FOUR_H200, used(100 * G, 0, 0, 0));
+        var d = gib(30); // binpack picks a 100 GiB-used GPU on both; spread an empty one on emptier
+        assertThat(((Evaluation.Fits) new BinpackPolicy().evaluate(fuller, d)).score())
+                .isGreaterThan(((Evaluation.Fits) new BinpackPolicy().evaluate(emptier, d)).score());
+        NodeState a = state(FOUR_H200, used(0, 10 * G, 10 * G, 10 * G));
+        NodeState b = state(FOUR_H200, used(0, 0, 0, 0));
+        assertThat(((Evaluation.Fits) new SpreadPolicy().evaluate(b, d)).score())
+                .isGreaterThan(((Evaluation.Fits) new SpreadPolicy().evaluate(a, d)).score());
+    }
+
+    /** UIDs already on the node, the pod's UID, rule on → fits? */
+    static Stream<Arguments> uidRule() {
+        return Stream.of(
+                argumentSet("same UID shares", List.of(1000L), OptionalLong.of(1000), true, true),
+                argumentSet("other UID refused", List.of(1000L), OptionalLong.of(2000), true, false),
+                argumentSet("other UID allowed when the rule is off", List.of(1000L), OptionalLong.of(2000), false, true),
+                argumentSet("pod with unknown UID is not held back", List.of(1000L), OptionalLong.empty(), true, true),
+                argumentSet("empty node takes any UID", List.<Long>of(), OptionalLong.of(2000), true, true),
+                argumentSet("pods of unknown UID do not block", List.<Long>of(-1L), OptionalLong.of(2000), true, true));
+    }
+
+    @ParameterizedTest
+    @MethodSource("uidRule")
+    void evaluate_uidRule(List<Long> present, OptionalLong podUid, boolean ruleOn, boolean fits) {
+        Ledger l = ledger(h200s("n", 2));
+        List<Long> uids = new ArrayList<>(present);
+        for (int i = 0; i < uids.size(); i++) {
+            OptionalLong u = uids.get(i) < 0 ? OptionalLong.empty() : OptionalLong.of(uids.get(i));
+            l.assume(key("p" + i), "", "n", demand(1024, 0, 1, u), new BinpackPolicy());
+        }
+        for (PlacementPolicy p : List.of(new BinpackPolicy(ruleOn), new SpreadPolicy(ruleOn))) {
+            Evaluation e = p.evaluate(l.node("n"), demand(1024, 0, 1, podUid));
+            assertThat(e instanceof Evaluation.Fits).as(p.name()).isEqualTo(fits);
+            if (!fits) assertThat(((Evaluation.Unfit) e).reason()).contains("UID 1000", "pod runs as UID 2000", "one UID at a time");
+        }
+    }
+
+    @Test
+    void uidRule_lastPodOfUidReleased_otherUidFitsAgain() {
+        Ledger l = ledger(h200s("n", 1));
+        var rule = new BinpackPolicy(true);
+        l.assume(key("a"), "", "n", demand(1024, 0, 1, OptionalLong.of(1000)), rule);
+        assertThat(rule.evaluate(l.node("n"), demand(1024, 0, 1, OptionalLong.of(2000)))).isInstanceOf(Evaluation.Unfit.class);
+        l.release(key("a"));
+        assertThat(rule.evaluate(l.node("n"), demand(1024, 0, 1, OptionalLong.of(2000)))).isInstanceOf(Evaluation.Fits.class);
+    }
+}
