@@ -1,0 +1,25 @@
+package io.mpshare.policing;
+
+/**
+ * Evicts a pod. The device plugin implements it with the Eviction API ({@code pods/eviction}), which
+ * respects PodDisruptionBudgets: a 429 answer is {@link Result#BLOCKED}. Host mode stops the job.
+ * Called on the policer's thread; should time out within a few hundred milliseconds.
+ */
+@FunctionalInterface
+public interface Evictor {
+    enum Result {
+        /** Eviction accepted. */
+        EVICTED,
+        /** Refused for now (a PodDisruptionBudget): the policer tries again after {@code retryAfter}. */
+        BLOCKED,
+        /** The pod is already gone. */
+        GONE,
+        /** Any other failure: tried again next cycle. */
+        FAILED
+    }
+
+    Result evict(String podUid, String reason);
+
+    /** For deployments that never evict: every call fails (the policy should not be {@code evict} then). */
+    static Evictor unsupported() { return (uid, reason) -> Result.FAILED; }
+}
