@@ -34,4 +34,12 @@ public interface MpsControl {
 
     /** Asks the control daemon to exit. */
     void quit();
+
+    /**
+     * Reads the ceiling of a running server for {@code device} in MiB, or -1 when none is set.
+     * (Added with ProcessMpsControl; the default says the implementation cannot read it.)
+     */
+    default long serverPinnedMemLimit(long serverPid, int device) {
+        throw new UnsupportedOperationException("serverPinnedMemLimit is not supported by " + getClass().getSimpleName());
+    }
 }

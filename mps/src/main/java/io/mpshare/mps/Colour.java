@@ -1,0 +1,49 @@
+package io.mpshare.mps;
+
+import io.mpshare.core.Names;
+
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * The generation of an MPS control daemon on a node (issue 7's blue/green upgrade): two daemons with
+ * their own pipe directories can serve the same GPUs side by side (FACTS.md). Each colour owns
+ * {@code /run/mpshare/<colour>/} and a status port; this enum is the one place these are defined.
+ */
+public enum Colour {
+    BLUE(39997), GREEN(39998);
+
+    private final int statusPort;
+
+    Colour(int statusPort) { this.statusPort = statusPort; }
+
+    /** The supervisor's local status/metrics port for this colour (127.0.0.1 by default). */
+    public int statusPort() { return statusPort; }
+
+    public String id() { return name().toLowerCase(Locale.ROOT); }
+
+    /** {@code <runDir>/<colour>}, by default {@code /run/mpshare/blue}. */
+    public Path dir(Path runDir) { return runDir.resolve(id()); }
+
+    /** The pipe directory clients reach the daemon through ({@code CUDA_MPS_PIPE_DIRECTORY}). */
+    public Path pipeDir(Path runDir) { return dir(runDir).resolve("pipe"); }
+
+    /** {@code CUDA_MPS_LOG_DIRECTORY}: control.log and server.log. */
+    public Path logDir(Path runDir) { return dir(runDir).resolve("log"); }
+
+    /** Present while the daemon is up with every setting applied; holds the daemon's PID. */
+    public Path readyMarker(Path runDir) { return dir(runDir).resolve("ready"); }
+
+    /** The supervisor's status JSON, rewritten on every change (same content as GET /status). */
+    public Path statusFile(Path runDir) { return dir(runDir).resolve("status.json"); }
+
+    public static Path defaultRunDir() { return Path.of(Names.RUN_DIR); }
+
+    public static Colour parse(String text) {
+        try {
+            return valueOf(text.strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("colour must be blue or green, not '" + text + "'");
+        }
+    }
+}

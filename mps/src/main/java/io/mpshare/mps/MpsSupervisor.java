@@ -1,0 +1,412 @@
+package io.mpshare.mps;
+
+import io.mpshare.mps.MpsException.Reason;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
+
+/**
+ * Keeps one MPS control daemon ({@code nvidia-cuda-mps-control -f}) running for the node's shared
+ * GPUs, with every setting applied, and reports on it.
+ *
+ * <h2>Implementation notes</h2>
+ * <b>Why it matters.</b> If the control daemon dies, its clients die, and new CUDA processes run
+ * without MPS and without any cap (FACTS.md). So the supervisor restarts it, re-applies the settings a
+ * fresh daemon has lost, and says "not ready" (marker file gone, {@code ready=false}) in between, so
+ * the device plugin reports the GPUs Unhealthy and no pod starts unprotected.
+ *
+ * <p><b>Phases.</b> {@code STOPPED → STARTING} (launched; probing the pipe every {@code probeInterval})
+ * {@code → UP} (answers; thread percentage and ceilings applied; marker written; health checked every
+ * {@code healthInterval}) {@code → BACKOFF} (it exited; relaunch after {@link Backoff#delay})
+ * {@code → STARTING ...}; {@link #stop} leads to {@code STOPPING → STOPPED}.
+ *
+ * <p><b>Invariants.</b> (1) The readiness marker exists only in {@code UP}, i.e. only while the daemon
+ * answers and every setting was read back as set. (2) At most one daemon is started at a time; a
+ * daemon's exit is matched to its launch by a generation number, so a late exit of an old daemon never
+ * restarts the new one. (3) Ceilings are only ever changed on the running daemon
+ * ({@code set_device_pinned_mem_limit} on each server, {@code set_default_device_pinned_mem_limit} for
+ * future ones); the supervisor never restarts the daemon to change a setting. (4) A desired ceiling the
+ * daemon refused stays in {@code ceilingsPending} and is retried each health check and after each start.
+ *
+ * <p><b>Concurrency.</b> All state is confined to one thread: the single-threaded
+ * {@link ScheduledExecutorService} given in. Public methods submit work to it and return futures; the
+ * daemon's exit is posted to it too. Readers get an immutable {@link SupervisorStatus} through a
+ * volatile field, never a lock. Tests pass a manual scheduler and advance time: no sleeps.
+ *
+ * <p><b>Backoff.</b> After an exit (or a failed start) the next start waits {@code initial × 2^(n−1)},
+ * capped at {@code max}, where n counts failures in a row; a daemon that stayed up {@code stableAfter}
+ * starts the count again. A daemon that never answers within {@code maxProbes} probes, or stops
+ * answering for {@code maxMissedHealthChecks} checks, is killed and so restarted.
+ *
+ * <p><b>Failure modes.</b> Binary missing: each start fails, status says why, backoff to {@code max}.
+ * Another daemon already answers on the pipe (left from an earlier run): not started over it; reported
+ * in {@code lastError} and retried with backoff. A setting refused (old driver: "Unknown command"):
+ * stays STARTING, not ready, {@code lastError} says which. Shutdown with clients connected: refused
+ * unless forced ({@link #stop}); the clients are logged, because quitting would kill them.
+ */
+public final class MpsSupervisor {
+    private static final Logger LOG = Logger.getLogger(MpsSupervisor.class.getName());
+
+    /** The supervisor's state machine; see the class notes. */
+    public enum Phase { STOPPED, STARTING, UP, BACKOFF, STOPPING }
+
+    /** What {@link #stop} did. */
+    public sealed interface StopResult {
+        record Stopped(int exitCode) implements StopResult {}
+
+        record Refused(List<Long> clients) implements StopResult {}
+    }
+
+    private final SupervisorConfig config;
+    private final DaemonLauncher launcher;
+    private final MpsControl control;
+    private final ScheduledExecutorService executor;
+    private final InstantSource clock;
+    private final SupervisorMetrics metrics;
+    private final SupervisorFiles files;
+
+    // confined to executor
+    private Phase phase = Phase.STOPPED;
+    private DaemonLauncher.Daemon daemon;
+    private int generation;
+    private long launches;
+    private int failuresInARow;
+    private Instant upSince;
+    private String lastError;
+    private Instant lastErrorAt;
+    private int missedHealthChecks;
+    private final Map<Integer, Long> ceilings;
+    private final Set<Integer> pending = new LinkedHashSet<>();
+    private List<SupervisorStatus.Server> servers = List.of();
+    private ScheduledFuture<?> next;
+    private CompletableFuture<StopResult> stopping;
+
+    private volatile SupervisorStatus status;
+
+    public MpsSupervisor(SupervisorConfig config, DaemonLauncher launcher, MpsControl control,
+                         ScheduledExecutorService executor, InstantSource clock, SupervisorMetrics metrics) {
+        this.config = config;
+        this.launcher = launcher;
+        this.control = control;
+        this.executor = executor;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.files = new SupervisorFiles(config.colour(), config.runDir());
+        this.ceilings = new TreeMap<>(config.initialCeilingsMib());
+        this.status = snapshot();
+    }
+
+    /** Starts the daemon (asynchronously); it is kept running until {@link #stop}. */
+    public void start() { post(this::launch); }
+
+    /** The latest snapshot: cheap, never blocks. */
+    public SupervisorStatus status() { return status; }
+
+    /**
+     * Sets the server ceiling of GPU {@code device}: on every running server and as the default for
+     * future ones, read back each time. Stored and applied after every later start as well.
+     */
+    public CompletableFuture<SupervisorStatus> setCeiling(int device, long mib) {
+        if (device < 0 || mib <= 0) throw new IllegalArgumentException("ceiling needs device >= 0 and MiB > 0, got " + device + ", " + mib);
+        return call(() -> {
+            ceilings.put(device, mib);
+            pending.add(device);
+            metrics.ceilingChanged();
+            if (phase == Phase.UP) applyCeiling(device, mib); // throws: the future fails, the ceiling stays pending
+            publish();
+            return status;
+        });
+    }
+
+    /**
+     * Stops the daemon with {@code quit}. Refused while clients are connected unless {@code force}
+     * (quitting ends them); then the clients are logged. A daemon not gone after {@code quitTimeout}
+     * gets SIGTERM, then SIGKILL.
+     */
+    public CompletableFuture<StopResult> stop(boolean force) {
+        return call(() -> stopNow(force)).thenCompose(f -> f);
+    }
+
+    // ---- launch and probe ----
+
+    private void launch() {
+        next = null;
+        if (phase == Phase.STOPPING || phase == Phase.UP || phase == Phase.STARTING) return;
+        if (launches++ > 0) metrics.restarted();
+        try {
+            files.createDirectories();
+            if (safeDaemonUp()) {
+                throw new IOException("another MPS control daemon already answers on " + config.pipeDir()
+                        + " (left from an earlier run?): not starting a second one over it");
+            }
+            daemon = launcher.start(new DaemonLauncher.Spec(config.pipeDir(), config.logDir(),
+                    config.visibleDevices().isEmpty() ? Map.of() : Map.of("CUDA_VISIBLE_DEVICES", config.visibleDevices())));
+        } catch (IOException | RuntimeException e) {
+            failed("could not start the control daemon: " + e.getMessage());
+            failuresInARow++;
+            scheduleRestart();
+            return;
+        }
+        int g = ++generation;
+        phase = Phase.STARTING;
+        DaemonLauncher.Daemon started = daemon;
+        LOG.info(() -> "started nvidia-cuda-mps-control -f, pid " + started.pid() + ", pipe " + config.pipeDir());
+        started.onExit().whenComplete((code, err) -> post(() -> onExit(g, code == null ? -1 : code)));
+        schedule(() -> probe(g, 1), config.probeInterval());
+        publish();
+    }
+
+    private void probe(int g, int attempt) {
+        if (g != generation || phase != Phase.STARTING) return;
+        if (safeDaemonUp()) {
+            applySettings(g);
+        } else if (attempt >= config.maxProbes()) {
+            failed("the control daemon did not answer on " + config.pipeDir() + " after " + attempt + " probes: killing it");
+            daemon.kill(); // its exit schedules the restart
+        } else {
+            schedule(() -> probe(g, attempt + 1), config.probeInterval());
+        }
+    }
+
+    private void applySettings(int g) {
+        try {
+            config.defaultActiveThreadPercentage().ifPresent(control::setDefaultActiveThreadPercentage);
+            pending.addAll(ceilings.keySet());
+            for (Map.Entry<Integer, Long> c : ceilings.entrySet()) applyCeiling(c.getKey(), c.getValue());
+        } catch (MpsException e) {
+            failed("applying settings after start: " + e.getMessage());
+            schedule(() -> probe(g, 1), config.backoff().delay(1));
+            publish();
+            return;
+        }
+        phase = Phase.UP;
+        upSince = clock.instant();
+        missedHealthChecks = 0;
+        servers = readServers();
+        files.writeReadyMarker(daemon.pid());
+        LOG.info(() -> "MPS control daemon up, settings applied: threads " + config.defaultActiveThreadPercentage() + ", ceilings " + ceilings);
+        publish();
+        schedule(() -> healthCheck(g), config.healthInterval());
+    }
+
+    /** Sets one ceiling as the default and on every running server; removes it from pending when all read back. */
+    private void applyCeiling(int device, long mib) {
+        control.setDefaultPinnedMemLimit(device, mib);
+        for (long server : control.serverPids()) {
+            try {
+                control.setServerPinnedMemLimit(server, device, mib);
+            } catch (MpsException e) {
+                if (e.reason() != Reason.SERVER_NOT_FOUND) throw e; // it exited meanwhile: nothing to cap
+            }
+        }
+        pending.remove(device);
+    }
+
+    // ---- running ----
+
+    private void healthCheck(int g) {
+        if (g != generation || phase != Phase.UP) return;
+        try {
+            servers = readServers();
+            missedHealthChecks = 0;
+            for (int device : List.copyOf(pending)) applyCeiling(device, ceilings.get(device));
+        } catch (MpsException e) {
+            failed("health check: " + e.getMessage());
+            if ((e.reason() == Reason.DAEMON_DOWN || e.reason() == Reason.TIMEOUT) && ++missedHealthChecks >= config.maxMissedHealthChecks()) {
+                failed("the control daemon stopped answering for " + missedHealthChecks + " checks: killing it");
+                files.deleteReadyMarker();
+                daemon.kill();
+            }
+        }
+        publish();
+        schedule(() -> healthCheck(g), config.healthInterval());
+    }
+
+    private void onExit(int g, int code) {
+        if (g != generation) return;
+        cancelNext();
+        files.deleteReadyMarker();
+        long pid = daemon == null ? -1 : daemon.pid();
+        daemon = null;
+        servers = List.of();
+        if (phase == Phase.STOPPING) {
+            phase = Phase.STOPPED;
+            LOG.info(() -> "MPS control daemon (pid " + pid + ") stopped, exit code " + code);
+            publish();
+            stopping.complete(new StopResult.Stopped(code));
+            return;
+        }
+        boolean wasStable = upSince != null && Duration.between(upSince, clock.instant()).compareTo(config.stableAfter()) >= 0;
+        failuresInARow = wasStable ? 1 : failuresInARow + 1;
+        upSince = null;
+        failed("the control daemon (pid " + pid + ") exited with code " + code);
+        scheduleRestart();
+    }
+
+    private void scheduleRestart() {
+        phase = Phase.BACKOFF;
+        Duration delay = config.backoff().delay(failuresInARow);
+        LOG.warning(() -> "restarting the MPS control daemon in " + delay.toMillis() + " ms (failure " + failuresInARow + " in a row)");
+        schedule(this::launch, delay);
+        publish();
+    }
+
+    // ---- stopping ----
+
+    private CompletableFuture<StopResult> stopNow(boolean force) {
+        if (daemon == null) {
+            cancelNext();
+            phase = Phase.STOPPED;
+            publish();
+            return CompletableFuture.completedFuture(new StopResult.Stopped(-1));
+        }
+        if (phase == Phase.STOPPING) return stopping;
+        List<Long> clients;
+        try {
+            servers = readServers();
+            clients = servers.stream().flatMap(s -> s.clients().stream()).toList();
+        } catch (MpsException e) {
+            clients = List.of(); // not answering: no client can be reached through it either
+        }
+        if (!clients.isEmpty() && !force) {
+            LOG.warning("not quitting the MPS control daemon: " + clients.size() + " client(s) connected, quitting would end them: PIDs " + clients);
+            publish();
+            return CompletableFuture.completedFuture(new StopResult.Refused(clients));
+        }
+        if (!clients.isEmpty()) LOG.warning("forced quit with " + clients.size() + " client(s) connected, they will fail: PIDs " + clients);
+        cancelNext();
+        phase = Phase.STOPPING;
+        stopping = new CompletableFuture<>();
+        files.deleteReadyMarker();
+        DaemonLauncher.Daemon d = daemon;
+        try {
+            control.quit();
+        } catch (MpsException e) {
+            LOG.warning("quit failed (" + e.getMessage() + "): sending SIGTERM");
+            d.terminate();
+        }
+        schedule(() -> {
+            if (d.isAlive()) {
+                LOG.warning("the control daemon is still running " + config.quitTimeout() + " after quit: SIGTERM, SIGKILL after as long again");
+                d.terminate();
+                schedule(() -> { if (d.isAlive()) d.kill(); }, config.quitTimeout());
+            }
+        }, config.quitTimeout());
+        publish();
+        return stopping;
+    }
+
+    // ---- helpers ----
+
+    private List<SupervisorStatus.Server> readServers() {
+        List<SupervisorStatus.Server> out = new ArrayList<>();
+        for (long pid : control.serverPids()) {
+            try {
+                out.add(new SupervisorStatus.Server(pid, control.clientPids(pid)));
+            } catch (MpsException e) {
+                if (e.reason() != Reason.SERVER_NOT_FOUND) throw e;
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    private boolean safeDaemonUp() {
+        try {
+            return control.daemonUp();
+        } catch (MpsException e) {
+            failed(e.getMessage());
+            return false;
+        }
+    }
+
+    private void failed(String message) {
+        lastError = message;
+        lastErrorAt = clock.instant();
+        LOG.warning(message);
+    }
+
+    private void publish() {
+        status = snapshot();
+        metrics.daemonUp(status.ready());
+        files.writeStatus(status);
+    }
+
+    private SupervisorStatus snapshot() {
+        boolean up = phase == Phase.UP && missedHealthChecks == 0;
+        return new SupervisorStatus(config.colour().id(), up, up && pending.isEmpty(), phase.name(),
+                daemon == null ? -1 : daemon.pid(), config.pipeDir().toString(), config.logDir().toString(),
+                Math.max(0, launches - 1), lastError, iso(lastErrorAt), iso(upSince),
+                config.defaultActiveThreadPercentage().isPresent() ? config.defaultActiveThreadPercentage().getAsInt() : null,
+                ceilings, List.copyOf(pending), servers, iso(clock.instant()));
+    }
+
+    private static String iso(Instant t) { return t == null ? null : t.toString(); }
+
+    private void schedule(Runnable r, Duration delay) {
+        cancelNext();
+        try {
+            next = executor.schedule(r, delay.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            LOG.fine("executor shut down: " + r + " not scheduled");
+        }
+    }
+
+    private void cancelNext() {
+        if (next != null) next.cancel(false);
+        next = null;
+    }
+
+    private void post(Runnable r) {
+        try {
+            executor.execute(() -> {
+                try {
+                    r.run();
+                } catch (RuntimeException e) {
+                    failed("supervisor step failed: " + e);
+                    publish();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.fine("executor shut down: event dropped");
+        }
+    }
+
+    private <T> CompletableFuture<T> call(Supplier<T> work) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        try {
+            executor.execute(() -> {
+                try {
+                    f.complete(work.get());
+                } catch (RuntimeException e) {
+                    if (e instanceof MpsException) {
+                        failed(e.getMessage());
+                        publish();
+                    }
+                    f.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            f.completeExceptionally(new MpsException("the supervisor is shut down"));
+        }
+        return f;
+    }
+
+    /** Phase for tests and logs. */
+    Phase phase() { return Phase.valueOf(status.phase()); }
+
+}
