@@ -1,0 +1,148 @@
+package io.mpshare.deviceplugin;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.mpshare.core.Names;
+import io.mpshare.core.model.NodeInventory;
+import io.mpshare.deviceplugin.allocation.AllocationManager;
+import io.mpshare.deviceplugin.allocation.AnswerBuilder;
+import io.mpshare.deviceplugin.allocation.AnswerLog;
+import io.mpshare.deviceplugin.allocation.CoreHandler;
+import io.mpshare.deviceplugin.allocation.MemoryHandler;
+import io.mpshare.deviceplugin.allocation.Reconciler;
+import io.mpshare.deviceplugin.cluster.InventoryPublisher;
+import io.mpshare.deviceplugin.cluster.NodePodCache;
+import io.mpshare.deviceplugin.cluster.NodeView;
+import io.mpshare.deviceplugin.cluster.PodAnnotator;
+import io.mpshare.deviceplugin.devices.DeviceCatalog;
+import io.mpshare.deviceplugin.health.DaemonProbe;
+import io.mpshare.deviceplugin.health.HealthMonitor;
+import io.mpshare.deviceplugin.kubelet.PluginEndpoint;
+import io.mpshare.deviceplugin.kubelet.PodResourcesClient;
+import io.mpshare.deviceplugin.kubelet.ResourceServer;
+import io.mpshare.deviceplugin.kubelet.UnixSockets;
+import io.mpshare.nvml.Nvml;
+
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The whole node agent, wired by hand: NVML inventory → Node annotation; health monitor → device lists; two device
+ * plugin endpoints registered with kubelet; Allocate over the pod informer; reconcile from pod-resources.
+ * {@link #start} is also the entry point for test harnesses (fake kubelet sockets, FakeNvml, a mock API server) and
+ * for the GPU suite (real NVML, real daemon probe).
+ */
+public final class DevicePluginNode implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(DevicePluginNode.class.getName());
+
+    private final ScheduledExecutorService exec;
+    private final EventLoopGroup group;
+    private final NodePodCache pods;
+    private final NodeView nodeView;
+    private final HealthMonitor health;
+    private final PluginEndpoint memEndpoint;
+    private final PluginEndpoint coreEndpoint;
+    private final PodResourcesClient podResources;
+    private final AllocationManager manager;
+    private final Reconciler reconciler;
+
+    private DevicePluginNode(ScheduledExecutorService exec, EventLoopGroup group, NodePodCache pods, NodeView nodeView, HealthMonitor health,
+                             PluginEndpoint memEndpoint, PluginEndpoint coreEndpoint, PodResourcesClient podResources,
+                             AllocationManager manager, Reconciler reconciler) {
+        this.exec = exec;
+        this.group = group;
+        this.pods = pods;
+        this.nodeView = nodeView;
+        this.health = health;
+        this.memEndpoint = memEndpoint;
+        this.coreEndpoint = coreEndpoint;
+        this.podResources = podResources;
+        this.manager = manager;
+        this.reconciler = reconciler;
+    }
+
+    public static DevicePluginNode start(DevicePluginConfig cfg, Nvml nvml, DaemonProbe probe, KubernetesClient client, InstantSource clock)
+            throws InterruptedException {
+        NodeInventory hw = InventoryPublisher.readHardware(nvml, cfg.nodeName());
+        if (hw.gpus().isEmpty()) throw new IllegalStateException("NVML lists no GPU on node " + cfg.nodeName() + ": nothing to share");
+        var memCheck = DeviceCatalog.memory(hw, cfg.unit(), io.mpshare.deviceplugin.devices.HealthState.healthy());
+        DeviceCatalog.checkSize(Names.RESOURCE_GPU_MEM, cfg.unit(), memCheck, cfg.listBudgetBytes());
+
+        ScheduledExecutorService exec = Executors.newScheduledThreadPool(3, r -> {
+            Thread t = new Thread(r, "mpshare-device-plugin");
+            t.setDaemon(true);
+            return t;
+        });
+        EventLoopGroup group = UnixSockets.newGroup(2);
+        var monitor = new HealthMonitor(nvml, probe, clock, cfg.xidHold());
+        var publisher = new InventoryPublisher(client, cfg.nodeName(), hw, clock, cfg.inventoryRefresh());
+        var nodeView = new NodeView(client, cfg.nodeName()).start(Duration.ofMinutes(10));
+        var pods = new NodePodCache(client, cfg.nodeName());
+        var annotator = new PodAnnotator(client, exec);
+        var manager = new AllocationManager(cfg.nodeName(), cfg.unit(), hw, nodeView::activeColour,
+                new AnswerBuilder(cfg.runDir(), cfg.mountDevShm(), cfg.unit()), annotator, new AnswerLog(), clock,
+                new AllocationManager.ChangeWaiter() {
+                    @Override public long version() { return pods.version(); }
+
+                    @Override public boolean awaitChange(long seen, Duration timeout) throws InterruptedException { return pods.awaitChange(seen, timeout); }
+                }, cfg.informerWait());
+        pods.addListener(manager);
+        pods.start(Duration.ofMinutes(10));
+        pods.awaitSynced(Duration.ofSeconds(60));
+
+        var podResources = new PodResourcesClient(cfg.podResourcesSocket(), group);
+        var reconciler = new Reconciler(() -> podResources.list(Names.RESOURCE_GPU_MEM), manager, annotator, clock, Duration.ofMinutes(10));
+        manager.afterAllocate(() -> reconciler.soon(exec, cfg.reconcileDelay()));
+
+        var memServer = new ResourceServer(new MemoryHandler(hw, cfg.unit(), monitor::current, manager));
+        var coreServer = new ResourceServer(new CoreHandler(hw, monitor::current));
+        monitor.addListener(h -> {
+            memServer.publish();
+            coreServer.publish();
+            exec.execute(() -> publishQuietly(publisher, h));
+        });
+        monitor.tick();
+        publishQuietly(publisher, monitor.current());
+        var mem = new PluginEndpoint(memServer, cfg.pluginDir(), DevicePluginConfig.MEM_SOCKET, cfg.kubeletSocket(), group);
+        var core = new PluginEndpoint(coreServer, cfg.pluginDir(), DevicePluginConfig.CORE_SOCKET, cfg.kubeletSocket(), group);
+        mem.ensure();
+        core.ensure();
+        monitor.start(exec, cfg.healthPeriod());
+        mem.start(exec, cfg.endpointPeriod());
+        core.start(exec, cfg.endpointPeriod());
+        reconciler.start(exec, cfg.reconcilePeriod());
+        exec.scheduleWithFixedDelay(() -> publishQuietly(publisher, monitor.current()), 60, 60, java.util.concurrent.TimeUnit.SECONDS);
+        LOG.info("mpshare device plugin on node " + cfg.nodeName() + ": " + hw.gpus().size() + " GPU(s), gpu-mem in " + cfg.unit().symbol());
+        return new DevicePluginNode(exec, group, pods, nodeView, monitor, mem, core, podResources, manager, reconciler);
+    }
+
+    private static void publishQuietly(InventoryPublisher p, io.mpshare.deviceplugin.devices.HealthState h) {
+        try { p.publish(h); } catch (RuntimeException e) { LOG.log(Level.WARNING, "publishing the GPU inventory failed: " + e.getMessage(), e); }
+    }
+
+    public HealthMonitor health() { return health; }
+
+    public NodePodCache pods() { return pods; }
+
+    public AllocationManager allocations() { return manager; }
+
+    public Reconciler reconciler() { return reconciler; }
+
+    public PluginEndpoint memoryEndpoint() { return memEndpoint; }
+
+    public PluginEndpoint coreEndpoint() { return coreEndpoint; }
+
+    @Override public void close() {
+        exec.shutdownNow();
+        memEndpoint.close();
+        coreEndpoint.close();
+        podResources.close();
+        pods.close();
+        nodeView.close();
+        group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,78 @@
+package io.mpshare.deviceplugin.allocation;
+
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.Names;
+import io.mpshare.core.ledger.Allocation;
+import io.mpshare.core.model.ContainerShare;
+import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateResponse;
+import io.mpshare.deviceplugin.api.v1beta1.Mount;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The env and mounts a GPU container gets (docs/device-plugin.md lists them):
+ * {@code NVIDIA_VISIBLE_DEVICES} (UUIDs, so ordinals inside the container follow the allocation's order),
+ * {@code CUDA_MPS_PIPE_DIRECTORY} (the active generation's pipe directory, mounted read-only: FACTS.md shows a
+ * client works through a read-only bind), {@code CUDA_MPS_PINNED_DEVICE_MEM_LIMIT} = share + context reserve for each
+ * visible ordinal, {@code CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} when a core share was asked, and informational
+ * {@code MPSHARE_*} and ACK {@code ALIYUN_COM_GPU_MEM_*} variables.
+ */
+public final class AnswerBuilder {
+    public static final String ENV_POD = "MPSHARE_POD";
+    public static final String ENV_POD_UID = "MPSHARE_POD_UID";
+    public static final String ENV_CONTAINER = "MPSHARE_CONTAINER";
+    public static final String ENV_GPU_INDEX = "MPSHARE_GPU_INDEX";
+    public static final String ENV_MEM_MIB = "MPSHARE_GPU_MEM_MIB";
+    public static final String ENV_RESERVE_MIB = "MPSHARE_CONTEXT_RESERVE_MIB";
+    public static final String ENV_GENERATION = "MPSHARE_MPS_GENERATION";
+    public static final String DEV_SHM = "/dev/shm";
+
+    private final Path runDir;
+    private final boolean mountDevShm;
+    private final MemoryUnit unit;
+
+    /** @param runDir host folder of the MPS generations ({@link Names#RUN_DIR}); @param mountDevShm for drivers that need /dev/shm shared */
+    public AnswerBuilder(Path runDir, boolean mountDevShm, MemoryUnit unit) {
+        this.runDir = runDir;
+        this.mountDevShm = mountDevShm;
+        this.unit = unit;
+    }
+
+    public Path pipeDir(String colour) { return runDir.resolve(colour).resolve("pipe"); }
+
+    public ContainerAllocateResponse build(Allocation a, ContainerShare c, String colour) {
+        var r = ContainerAllocateResponse.newBuilder();
+        List<Integer> idx = a.gpuIndices();
+        long cap = c.memMibPerGpu() + a.demand().reserveMib();
+        StringBuilder limit = new StringBuilder();
+        for (int ordinal = 0; ordinal < idx.size(); ordinal++) {
+            if (ordinal > 0) limit.append(',');
+            limit.append(ordinal).append('=').append(cap).append('M');
+        }
+        String pipe = pipeDir(colour).toString();
+        String indices = join(idx);
+        r.putEnvs(Names.ENV_VISIBLE_DEVICES, String.join(",", a.gpuUuids()));
+        r.putEnvs(Names.ENV_MPS_PIPE, pipe);
+        r.putEnvs(Names.ENV_MPS_MEM_LIMIT, limit.toString());
+        if (c.corePerGpu() > 0) r.putEnvs(Names.ENV_MPS_THREADS, Integer.toString(c.corePerGpu()));
+        r.putEnvs(ENV_POD, a.pod().toString());
+        r.putEnvs(ENV_POD_UID, a.podUid());
+        r.putEnvs(ENV_CONTAINER, c.name());
+        r.putEnvs(ENV_GPU_INDEX, indices);
+        r.putEnvs(ENV_MEM_MIB, Long.toString(c.memMibPerGpu()));
+        r.putEnvs(ENV_RESERVE_MIB, Long.toString(a.demand().reserveMib()));
+        r.putEnvs(ENV_GENERATION, colour);
+        r.putEnvs(Names.ACK_GPU_MEM_IDX, indices);
+        r.putEnvs(Names.ACK_GPU_MEM_POD, Long.toString(unit.fromMib(a.demand().requestedMib())));
+        r.addMounts(Mount.newBuilder().setHostPath(pipe).setContainerPath(pipe).setReadOnly(true));
+        if (mountDevShm) r.addMounts(Mount.newBuilder().setHostPath(DEV_SHM).setContainerPath(DEV_SHM).setReadOnly(false));
+        return r.build();
+    }
+
+    private static String join(List<Integer> xs) {
+        StringBuilder sb = new StringBuilder();
+        for (int x : xs) { if (!sb.isEmpty()) sb.append(','); sb.append(x); }
+        return sb.toString();
+    }
+}

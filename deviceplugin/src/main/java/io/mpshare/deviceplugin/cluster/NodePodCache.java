@@ -1,0 +1,109 @@
+package io.mpshare.deviceplugin.cluster;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.mpshare.core.model.PodKey;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Every pod bound to this node, from one informer ({@code fieldSelector=spec.nodeName=<node>}): one LIST at start,
+ * then a WATCH. Nothing on the Allocate path talks to the API server to read pods.
+ *
+ * <p>Listeners ({@link PodListener}) see each change on the informer thread; {@link #awaitChange} lets a caller
+ * that found nothing wait for the next event (kubelet may call Allocate a moment before our watch delivers the
+ * binding). The policer reuses this cache: {@link #pods()} and {@link #get} read the informer's store.
+ */
+public final class NodePodCache implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(NodePodCache.class.getName());
+
+    private final KubernetesClient client;
+    private final String node;
+    private final List<PodListener> listeners = new CopyOnWriteArrayList<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private volatile long version;
+    private SharedIndexInformer<Pod> informer;
+
+    public NodePodCache(KubernetesClient client, String node) {
+        this.client = client;
+        this.node = node;
+    }
+
+    public String node() { return node; }
+
+    /** Add listeners before {@link #start}, so they see the initial list too. */
+    public void addListener(PodListener l) { listeners.add(l); }
+
+    public NodePodCache start(Duration resync) {
+        informer = client.pods().inAnyNamespace().withField("spec.nodeName", node).inform(new ResourceEventHandler<>() {
+            @Override public void onAdd(Pod pod) { fire(pod, false); }
+
+            @Override public void onUpdate(Pod old, Pod pod) { fire(pod, false); }
+
+            @Override public void onDelete(Pod pod, boolean unknownFinalState) { fire(pod, true); }
+        }, resync.toMillis());
+        return this;
+    }
+
+    private void fire(Pod pod, boolean deleted) {
+        for (PodListener l : listeners) {
+            try {
+                if (deleted) l.deleted(pod); else l.upserted(pod);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "pod listener failed on " + pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName(), e);
+            }
+        }
+        lock.lock();
+        try { version++; changed.signalAll(); } finally { lock.unlock(); }
+    }
+
+    /** A counter bumped after every event has reached the listeners. */
+    public long version() { return version; }
+
+    /** Waits until {@link #version()} moves past {@code seen} or {@code timeout} passes; true if it moved. */
+    public boolean awaitChange(long seen, Duration timeout) throws InterruptedException {
+        long nanos = timeout.toNanos();
+        lock.lock();
+        try {
+            while (version == seen) {
+                if (nanos <= 0) return false;
+                nanos = changed.awaitNanos(nanos);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public List<Pod> pods() { return informer == null ? List.of() : informer.getStore().list(); }
+
+    public Optional<Pod> get(PodKey key) {
+        return informer == null ? Optional.empty() : Optional.ofNullable(informer.getStore().getByKey(key.namespace() + "/" + key.name()));
+    }
+
+    public boolean synced() { return informer != null && informer.hasSynced(); }
+
+    @Override public void close() {
+        if (informer != null) informer.close();
+    }
+
+    /** Blocks until the first LIST has been delivered (start-up). */
+    public void awaitSynced(Duration timeout) throws InterruptedException {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (!synced()) {
+            if (System.nanoTime() > end) throw new IllegalStateException("pods of node " + node + " not listed within " + timeout);
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+    }
+}

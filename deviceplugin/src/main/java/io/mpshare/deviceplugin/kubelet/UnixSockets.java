@@ -1,0 +1,57 @@
+package io.mpshare.deviceplugin.kubelet;
+
+import io.grpc.BindableService;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/** gRPC over unix domain sockets with grpc-netty-shaded's epoll transport (Linux). */
+public final class UnixSockets {
+    private UnixSockets() {}
+
+    /** Starts a server on {@code socket}, removing a stale file first. The caller shuts the group down after the server. */
+    public static Server serve(Path socket, EventLoopGroup group, BindableService... services) throws IOException {
+        Files.deleteIfExists(socket);
+        var b = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollServerDomainSocketChannel.class)
+                .bossEventLoopGroup(group)
+                .workerEventLoopGroup(group)
+                .permitKeepAliveWithoutCalls(true);
+        for (BindableService s : services) b.addService(s);
+        return b.build().start();
+    }
+
+    public static ManagedChannel dial(Path socket, EventLoopGroup group) {
+        return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+                .channelType(EpollDomainSocketChannel.class)
+                .eventLoopGroup(group)
+                .usePlaintext()
+                .maxInboundMessageSize(16 << 20)
+                .build();
+    }
+
+    public static EventLoopGroup newGroup(int threads) { return new EpollEventLoopGroup(threads); }
+
+    public static void shutdown(Server server) {
+        if (server == null) return;
+        server.shutdownNow();
+        try { server.awaitTermination(5, TimeUnit.SECONDS); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
+    }
+
+    public static void shutdown(ManagedChannel ch) {
+        if (ch == null) return;
+        ch.shutdownNow();
+        try { ch.awaitTermination(5, TimeUnit.SECONDS); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
+    }
+}
