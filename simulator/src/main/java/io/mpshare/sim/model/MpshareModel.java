@@ -1,0 +1,33 @@
+package io.mpshare.sim.model;
+
+import io.mpshare.core.Names;
+import io.mpshare.core.ledger.NodeState;
+import io.mpshare.core.policy.BinpackPolicy;
+import io.mpshare.core.policy.PlacementPolicy;
+import io.mpshare.core.policy.SpreadPolicy;
+
+/** mpshare itself: a core policy, exactly as the extender runs it, charging the context reserve. */
+public record MpshareModel(String id, String label, String description, PlacementPolicy policy, long reserveMib, Search search)
+        implements SharingModel {
+
+    public static MpshareModel binpack(long reserveMib) {
+        return new MpshareModel("binpack", "mpshare binpack",
+                "MPS sharing; each pod goes to the GPU whose free memory fits it most tightly (best fit), on the node that scores highest.",
+                new BinpackPolicy(), reserveMib, Search.BEST_FIT);
+    }
+
+    public static MpshareModel spread(long reserveMib) {
+        return new MpshareModel("spread", "mpshare spread",
+                "MPS sharing; each pod goes to the GPU with the most free memory (worst fit), on the node that scores highest.",
+                new SpreadPolicy(), reserveMib, Search.WORST_FIT);
+    }
+
+    public static MpshareModel binpack() { return binpack(Names.DEFAULT_CONTEXT_RESERVE_MIB); }
+
+    @Override public boolean shares() { return true; }
+
+    @Override public long usableFreeMib(NodeState s, int pos, long minChargeMib, int minCore) {
+        long free = s.freeMib(pos);
+        return free >= minChargeMib && s.freeCore(pos) >= minCore ? free : 0;
+    }
+}
