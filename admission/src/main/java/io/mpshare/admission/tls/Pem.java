@@ -5,6 +5,7 @@ import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -40,7 +41,7 @@ public final class Pem {
         try (PEMParser p = new PEMParser(new StringReader(pem))) {
             var conv = new JcaPEMKeyConverter();
             for (Object o = p.readObject(); o != null; o = p.readObject()) {
-                if (o instanceof PEMKeyPair kp) return conv.getKeyPair(kp).getPrivate();
+                if (o instanceof PEMKeyPair kp) return conv.getPrivateKey(kp.getPrivateKeyInfo());
                 if (o instanceof PrivateKeyInfo pki) return conv.getPrivateKey(pki);
             }
             throw new IllegalArgumentException(source + " holds no unencrypted PEM private key (PKCS#1, EC or PKCS#8)");
@@ -51,7 +52,14 @@ public final class Pem {
 
     public static String certificates(List<X509Certificate> certs) { return write(certs.toArray()); }
 
-    public static String privateKey(PrivateKey key) { return write(key); }
+    /** PKCS#8 ("PRIVATE KEY"), readable by every TLS stack. */
+    public static String privateKey(PrivateKey key) {
+        try {
+            return write(new JcaPKCS8Generator(key, null));
+        } catch (org.bouncycastle.util.io.pem.PemGenerationException e) {
+            throw new IllegalArgumentException("cannot write the private key as PKCS#8: " + e.getMessage(), e);
+        }
+    }
 
     private static String write(Object... objects) {
         StringWriter sw = new StringWriter();
