@@ -62,7 +62,7 @@ public final class Binder {
         BindOutcome out = attempt(key, uid == null ? "" : uid, node);
         switch (out) {
             case BindOutcome.Bound b when b.allocation() != null -> LOG.log(Level.INFO, "bind pod={0} node={1} gpus={2} mib={3} outcome={4}",
-                    key, node, b.allocation().gpuIndices(), b.allocation().demand().chargeMib(), b.already() ? "already-bound" : "bound");
+                    key, node, b.allocation().gpuIndices(), Long.toString(b.allocation().demand().chargeMib()), b.already() ? "already-bound" : "bound");
             case BindOutcome.Bound b -> LOG.log(Level.INFO, "bind pod={0} node={1} outcome=bound-without-gpu", key, node);
             case BindOutcome.Failed f -> LOG.log(Level.WARNING, "bind pod={0} node={1} outcome=failed reason={2} message={3}", key, node, f.reason(), f.message());
         }

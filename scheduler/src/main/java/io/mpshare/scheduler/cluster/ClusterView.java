@@ -94,7 +94,7 @@ public final class ClusterView implements AutoCloseable {
         for (Pod pod : pods.getStore().list()) applyPod(pod);
         expiry = scheduler.scheduleWithFixedDelay(this::expire, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
         ready = true;
-        LOG.log(Level.INFO, "cluster view ready nodes={0} pods={1} allocations={2}", ledger.nodes().size(), pods.getStore().list().size(), ledger.allocations().size());
+        LOG.log(Level.INFO, "cluster view ready nodes={0} pods={1} allocations={2}", String.valueOf(ledger.nodes().size()), String.valueOf(pods.getStore().list().size()), String.valueOf(ledger.allocations().size()));
     }
 
     /** True once informers have synced and the ledger was rebuilt from them. */
@@ -117,7 +117,7 @@ public final class ClusterView implements AutoCloseable {
         NodeState before = ledger.node(name);
         ledger.upsertNode(inv);
         if (before == null || !before.inventory().equals(inv))
-            LOG.log(Level.INFO, "node={0} gpus={1} totalMiB={2}", name, inv.gpus().size(), inv.totalMib());
+            LOG.log(Level.INFO, "node={0} gpus={1} totalMiB={2}", name, String.valueOf(inv.gpus().size()), String.valueOf(inv.totalMib()));
     }
 
     void removeNode(Node n) {
@@ -169,7 +169,7 @@ public final class ClusterView implements AutoCloseable {
         String uid = PodTranslator.uid(p);
         if (!uid.isEmpty() && !have.get().podUid().isEmpty() && !uid.equals(have.get().podUid())) return;
         ledger.release(key);
-        LOG.log(Level.INFO, "pod={0} node={1} released mib={2}", key, have.get().node(), have.get().demand().chargeMib());
+        LOG.log(Level.INFO, "pod={0} node={1} released mib={2}", key, have.get().node(), Long.toString(have.get().demand().chargeMib()));
     }
 
     /** Releases stale ASSUMED bookings; public so tests can drive it with a fake clock. */

@@ -60,7 +60,7 @@ public final class ExtenderHttpServer implements AutoCloseable {
 
     public void start() {
         server.start();
-        LOG.log(Level.INFO, "extender listening on port={0} prefix={1}", port(), Names.EXTENDER_PREFIX);
+        LOG.log(Level.INFO, "extender listening on port={0} prefix={1}", String.valueOf(port()), Names.EXTENDER_PREFIX);
     }
 
     public int port() { return server.getAddress().getPort(); }

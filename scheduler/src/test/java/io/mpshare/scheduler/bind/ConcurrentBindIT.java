@@ -1,0 +1,134 @@
+package io.mpshare.scheduler.bind;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.codec.AllocationCodec;
+import io.mpshare.core.ledger.Allocation;
+import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.ledger.NodeState;
+import io.mpshare.core.ledger.Phase;
+import io.mpshare.core.model.DemandResolver;
+import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.BinpackPolicy;
+import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.scheduler.TestClock;
+import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.cluster.PodTranslator;
+import io.mpshare.testing.Nodes;
+import io.mpshare.testing.Pods;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * 16 threads play kube-scheduler for 1,000 pods over 50 nodes: filter, pick a random fitting node (so
+ * threads collide on nodes), bind; retry on a lost race. Afterwards: no GPU over-committed (by the ledger
+ * and by the annotations on the pods), every pod either bound with its allocation or refused for lack of
+ * room with no trace, and the ledger equals one rebuilt from the pods.
+ */
+class ConcurrentBindIT {
+    static final int THREADS = 16, PODS = 1_000, NODES = 50, GPUS = 8;
+    static final long GPU_MIB = 16_384;
+
+    @Test void sixteenThreadsBindThousandPods_noOvercommit_noLostPods() throws Exception {
+        var ledger = new Ledger(new TestClock(), Duration.ofMinutes(5));
+        List<String> names = new ArrayList<>();
+        for (int n = 0; n < NODES; n++) {
+            names.add("node-" + n);
+            ledger.upsertNode(Nodes.node("node-" + n).gpus(GPUS, GPU_MIB).inventory());
+        }
+        var verbs = new Verbs(new PlacementEngine(ledger, new BinpackPolicy()), new DemandResolver(512), MemoryUnit.GIB);
+        var api = new FakePodApi();
+        var binder = new Binder(ledger, verbs, api, 5);
+        var rnd = new Random(42);
+        var queue = new ConcurrentLinkedQueue<PodKey>();
+        for (int i = 0; i < PODS; i++) {
+            var b = Pods.pod("p" + i).uid("uid-" + i).gpuMem(1 + rnd.nextInt(8));
+            if (i % 10 == 0) b.gpuCount(2).gpuMem(2 * (1 + rnd.nextInt(4)));
+            api.put(b.build());
+            queue.add(PodKey.of("default", "p" + i));
+        }
+        // contention on the API side too: every 7th PATCH finds the pod changed
+        var patches = new java.util.concurrent.atomic.AtomicInteger();
+        api.beforePatch = () -> { if (patches.incrementAndGet() % 7 == 0) api.patchConflicts.incrementAndGet(); };
+
+        var refused = ConcurrentHashMap.<PodKey>newKeySet();
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        List<Future<?>> fs = new ArrayList<>();
+        for (int t = 0; t < THREADS; t++) fs.add(pool.submit(() -> {
+            PodKey k;
+            while ((k = queue.poll()) != null) {
+                boolean done = false;
+                for (int attempt = 0; attempt < 50 && !done; attempt++) {
+                    Pod pod = api.get(k);
+                    var fit = verbs.filter(PodTranslator.facts(pod), names).fits();
+                    if (fit.isEmpty()) { refused.add(k); done = true; break; }
+                    String node = fit.get(ThreadLocalRandom.current().nextInt(fit.size()));
+                    if (binder.bind(k.namespace(), k.name(), PodTranslator.uid(pod), node) instanceof BindOutcome.Bound) done = true;
+                }
+                assertThat(done).as("pod %s neither bound nor refused", k).isTrue();
+            }
+            return null;
+        }));
+        for (Future<?> f : fs) f.get();
+        pool.shutdown();
+
+        // zero over-commit, by the ledger
+        for (NodeState s : ledger.nodes())
+            for (int i = 0; i < s.gpuCount(); i++) assertThat(s.freeMib(i)).as("%s GPU %d", s.name(), i).isGreaterThanOrEqualTo(0);
+        // zero lost pods: bound ⇔ annotated ⇔ booked (BOUND, same node); refused ⇒ no trace
+        var rebuilt = new Ledger(new TestClock(), Duration.ofMinutes(5));
+        for (int n = 0; n < NODES; n++) rebuilt.upsertNode(Nodes.node("node-" + n).gpus(GPUS, GPU_MIB).inventory());
+        int bound = 0;
+        for (Pod p : api.all().values()) {
+            PodKey k = PodTranslator.key(p);
+            String node = PodTranslator.nodeName(p);
+            var ann = PodTranslator.annotations(p);
+            if (node == null) {
+                assertThat(refused).as("unbound pod %s was not refused", k).contains(k);
+                assertThat(ann).isEmpty();
+                assertThat(ledger.allocation(k)).isEmpty();
+                continue;
+            }
+            bound++;
+            var info = PodTranslator.facts(p).toPodInfo(MemoryUnit.GIB);
+            var d = AllocationCodec.decode(info, ann, node, rebuilt.node(node).inventory(), true, MemoryUnit.GIB);
+            assertThat(d).as("pod %s", k).isInstanceOf(AllocationCodec.Decoded.Found.class);
+            Allocation fromApi = ((AllocationCodec.Decoded.Found) d).allocation();
+            Allocation booked = ledger.allocation(k).orElseThrow();
+            assertThat(booked.phase()).isEqualTo(Phase.BOUND);
+            assertThat(booked.node()).isEqualTo(node);
+            assertThat(booked.gpuIndices()).isEqualTo(fromApi.gpuIndices());
+            rebuilt.restore(fromApi);
+        }
+        assertThat(bound + refused.size()).isEqualTo(PODS);
+        assertThat(bound).isGreaterThan(PODS / 2);
+        assertThat(rebuilt.accounting()).isEqualTo(ledger.accounting());
+        for (NodeState s : rebuilt.nodes())
+            for (int i = 0; i < s.gpuCount(); i++) assertThat(s.freeMib(i)).isGreaterThanOrEqualTo(0);
+
+        // binding the same pods again, concurrently, is answered idempotently
+        Map<PodKey, String> someBound = new HashMap<>();
+        for (Pod p : api.all().values()) if (PodTranslator.nodeName(p) != null && someBound.size() < 64) someBound.put(PodTranslator.key(p), PodTranslator.nodeName(p));
+        var again = Executors.newFixedThreadPool(THREADS);
+        List<Future<BindOutcome>> outs = new ArrayList<>();
+        for (var e : someBound.entrySet()) for (int r = 0; r < 2; r++)
+            outs.add(again.submit(() -> binder.bind(e.getKey().namespace(), e.getKey().name(), "", e.getValue())));
+        for (var f : outs) assertThat(f.get()).isInstanceOfSatisfying(BindOutcome.Bound.class, b -> assertThat(b.already()).isTrue());
+        again.shutdown();
+        assertThat(ledger.accounting()).isEqualTo(rebuilt.accounting());
+    }
+}

@@ -1,0 +1,90 @@
+package io.mpshare.scheduler.bind;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.mpshare.core.model.PodKey;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An in-memory API server for pods with the behaviour the binder relies on: resourceVersion moves on every
+ * write, a PATCH with a stale resourceVersion answers 409, a second Binding answers 409. Failures can be
+ * injected. Thread-safe; each pod's writes are serialised on its entry.
+ */
+final class FakePodApi implements PodApi {
+    private final ConcurrentHashMap<PodKey, Pod> pods = new ConcurrentHashMap<>();
+    private final AtomicLong version = new AtomicLong(1);
+    final AtomicInteger patchConflicts = new AtomicInteger(); // the next N patches answer 409
+    final AtomicInteger bindFailures = new AtomicInteger();   // the next N bindings answer 500
+    final AtomicInteger bindCalls = new AtomicInteger();
+    volatile Runnable beforePatch = () -> {};
+
+    void put(Pod p) {
+        Pod copy = new PodBuilder(p).editMetadata().withResourceVersion(Long.toString(version.incrementAndGet())).endMetadata().build();
+        pods.put(key(copy), copy);
+    }
+
+    void remove(PodKey k) { pods.remove(k); }
+
+    /** Changes the pod's resourceVersion as another writer would. */
+    void touch(PodKey k) {
+        pods.computeIfPresent(k, (kk, p) -> new PodBuilder(p).editMetadata().withResourceVersion(Long.toString(version.incrementAndGet())).endMetadata().build());
+    }
+
+    Pod pod(PodKey k) { return pods.get(k); }
+
+    Map<PodKey, Pod> all() { return new HashMap<>(pods); }
+
+    private static PodKey key(Pod p) { return PodKey.of(p.getMetadata().getNamespace(), p.getMetadata().getName()); }
+
+    @Override public Pod get(PodKey pod) {
+        return pods.get(pod); // stored pods are never changed in place: every write stores a new object
+    }
+
+    @Override public void patchAnnotations(PodKey pod, String resourceVersion, Map<String, String> annotations) throws Failure {
+        beforePatch.run();
+        if (patchConflicts.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            touch(pod);
+            throw new Failure(409, "annotate pod " + pod + ": API server answered 409 (injected)");
+        }
+        Failure[] err = new Failure[1];
+        Pod after = pods.computeIfPresent(pod, (k, p) -> {
+            if (resourceVersion != null && !resourceVersion.equals(p.getMetadata().getResourceVersion())) {
+                err[0] = new Failure(409, "annotate pod " + pod + ": API server answered 409 (resourceVersion " + resourceVersion + " is stale)");
+                return p;
+            }
+            var ann = new LinkedHashMap<String, String>();
+            if (p.getMetadata().getAnnotations() != null) ann.putAll(p.getMetadata().getAnnotations());
+            annotations.forEach((a, v) -> { if (v == null) ann.remove(a); else ann.put(a, v); });
+            return new PodBuilder(p).editMetadata().withAnnotations(ann).withResourceVersion(Long.toString(version.incrementAndGet())).endMetadata().build();
+        });
+        if (after == null) throw new Failure(404, "annotate pod " + pod + ": API server answered 404");
+        if (err[0] != null) throw err[0];
+    }
+
+    @Override public void bind(PodKey pod, String uid, String node) throws Failure {
+        bindCalls.incrementAndGet();
+        if (bindFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0)
+            throw new Failure(500, "bind pod " + pod + " to node " + node + ": API server answered 500 (injected)");
+        Failure[] err = new Failure[1];
+        Pod after = pods.computeIfPresent(pod, (k, p) -> {
+            if (!uid.isEmpty() && !uid.equals(p.getMetadata().getUid())) {
+                err[0] = new Failure(409, "bind pod " + pod + ": UID precondition failed");
+                return p;
+            }
+            if (p.getSpec().getNodeName() != null) {
+                err[0] = new Failure(409, "bind pod " + pod + ": pod is already assigned to node " + p.getSpec().getNodeName());
+                return p;
+            }
+            return new PodBuilder(p).editSpec().withNodeName(node).endSpec()
+                    .editMetadata().withResourceVersion(Long.toString(version.incrementAndGet())).endMetadata().build();
+        });
+        if (after == null) throw new Failure(404, "bind pod " + pod + ": API server answered 404");
+        if (err[0] != null) throw err[0];
+    }
+}
