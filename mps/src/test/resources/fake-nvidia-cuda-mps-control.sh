@@ -4,14 +4,14 @@
 # State lives in files in $CUDA_MPS_PIPE_DIRECTORY: control (daemon up), servers, clients.<server>, default.<dev>, ...
 P="$CUDA_MPS_PIPE_DIRECTORY"
 if [ "$1" = "-f" ]; then            # foreground daemon: up until quit removes the control file, or a signal
-  mkdir -p "$P"; echo "$CUDA_MPS_LOG_DIRECTORY $CUDA_VISIBLE_DEVICES" > "$P/daemon.env"; : > "$P/control"
+  mkdir -p "$P"; echo "$CUDA_MPS_LOG_DIRECTORY $CUDA_VISIBLE_DEVICES" > "$P/daemon.env"; echo $$ > "$P/control"
   trap 'rm -f "$P/control"; exit 143' TERM
   while [ -e "$P/control" ]; do sleep 0.05; done
   exit 0
 fi
 read -r cmd a b c
 echo "$cmd${a:+ $a}${b:+ $b}${c:+ $c}" >> "$P/commands.log"
-if [ ! -e "$P/control" ]; then echo "Cannot find MPS control daemon process"; exit 1; fi
+if ! { [ -e "$P/control" ] && kill -0 "$(cat "$P/control")" 2>/dev/null; }; then echo "Cannot find MPS control daemon process"; exit 1; fi
 has_server() { grep -qx "$1" "$P/servers" 2>/dev/null; }
 case "$cmd" in
   get_server_list) cat "$P/servers" 2>/dev/null ;;

@@ -90,6 +90,7 @@ public final class MpsSupervisor {
     private String lastError;
     private Instant lastErrorAt;
     private int missedHealthChecks;
+    private String killedBecause;
     private final Map<Integer, Long> ceilings;
     private final Set<Integer> pending = new LinkedHashSet<>();
     private List<SupervisorStatus.Server> servers = List.of();
@@ -176,7 +177,8 @@ public final class MpsSupervisor {
         if (safeDaemonUp()) {
             applySettings(g);
         } else if (attempt >= config.maxProbes()) {
-            failed("the control daemon did not answer on " + config.pipeDir() + " after " + attempt + " probes: killing it");
+            killedBecause = "it did not answer on " + config.pipeDir() + " after " + attempt + " probes";
+            failed("killing the control daemon: " + killedBecause);
             daemon.kill(); // its exit schedules the restart
         } else {
             schedule(() -> probe(g, attempt + 1), config.probeInterval());
@@ -228,7 +230,8 @@ public final class MpsSupervisor {
         } catch (MpsException e) {
             failed("health check: " + e.getMessage());
             if ((e.reason() == Reason.DAEMON_DOWN || e.reason() == Reason.TIMEOUT) && ++missedHealthChecks >= config.maxMissedHealthChecks()) {
-                failed("the control daemon stopped answering for " + missedHealthChecks + " checks: killing it");
+                killedBecause = "it stopped answering for " + missedHealthChecks + " health checks";
+                failed("killing the control daemon: " + killedBecause);
                 files.deleteReadyMarker();
                 daemon.kill();
             }
@@ -254,7 +257,9 @@ public final class MpsSupervisor {
         boolean wasStable = upSince != null && Duration.between(upSince, clock.instant()).compareTo(config.stableAfter()) >= 0;
         failuresInARow = wasStable ? 1 : failuresInARow + 1;
         upSince = null;
-        failed("the control daemon (pid " + pid + ") exited with code " + code);
+        failed("the control daemon (pid " + pid + ") exited with code " + code
+                + (killedBecause == null ? "" : ", killed by the supervisor because " + killedBecause));
+        killedBecause = null;
         scheduleRestart();
     }
 

@@ -25,7 +25,7 @@ class ProcessMpsControlTest {
         mps = new ProcessMpsControl(new ProcessMpsControl.Config(FakeBinary.install(tmp.resolve("bin")), pipe, tmp.resolve("log"), Duration.ofSeconds(5)));
     }
 
-    private void daemonRuns() throws IOException { Files.createFile(pipe.resolve("control")); }
+    private void daemonRuns() throws IOException { Files.writeString(pipe.resolve("control"), ProcessHandle.current().pid() + "\n"); }
 
     private void server(long pid, long... clients) throws IOException {
         Files.writeString(pipe.resolve("servers"), pid + "\n", java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);

@@ -1,0 +1,245 @@
+package io.mpshare.mps;
+
+import io.mpshare.mps.MpsException.Reason;
+import io.mpshare.mps.MpsSupervisor.StopResult;
+import io.mpshare.mps.fake.FakeDaemonLauncher;
+import io.mpshare.mps.fake.FakeMpsControl;
+import io.mpshare.mps.fake.ManualScheduler;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The supervisor with a fake daemon, a fake control daemon and a manual clock: no process, no sleep. */
+class MpsSupervisorTest {
+    @TempDir Path runDir;
+    ManualScheduler clock = new ManualScheduler();
+    FakeMpsControl mps = new FakeMpsControl();
+    FakeDaemonLauncher launcher = new FakeDaemonLauncher(mps);
+    SupervisorMetrics metrics = new SupervisorMetrics(Colour.BLUE);
+    SupervisorConfig config;
+    MpsSupervisor supervisor;
+
+    @BeforeEach void setUp() {
+        mps.crash(); // no daemon until the supervisor starts one
+        config = SupervisorConfig.defaults(Colour.BLUE, runDir).withVisibleDevices("0,1")
+                .withThreadPercentage(OptionalInt.of(100)).withCeilings(Map.of(0, 8192L));
+        supervisor = new MpsSupervisor(config, launcher, mps, clock, clock, metrics);
+    }
+
+    private void startAndSettle() {
+        supervisor.start();
+        clock.advance(Duration.ofMillis(200)); // the first probe
+    }
+
+    private Path marker() { return Colour.BLUE.readyMarker(runDir); }
+
+    @Test void start_launchesForeground_appliesSettings_writesMarker() throws Exception {
+        startAndSettle();
+
+        assertThat(launcher.starts()).singleElement().satisfies(s -> {
+            assertThat(s.pipeDir()).isEqualTo(runDir.resolve("blue/pipe"));
+            assertThat(s.logDir()).isEqualTo(runDir.resolve("blue/log"));
+            assertThat(s.extraEnv()).containsEntry("CUDA_VISIBLE_DEVICES", "0,1");
+        });
+        assertThat(mps.commands()).contains("set_default_active_thread_percentage 100", "set_default_device_pinned_mem_limit 0 8192M");
+        SupervisorStatus s = supervisor.status();
+        assertThat(s.ready()).isTrue();
+        assertThat(s.daemonUp()).isTrue();
+        assertThat(s.phase()).isEqualTo("UP");
+        assertThat(s.ceilingsMib()).containsEntry(0, 8192L);
+        assertThat(Files.readString(marker()).strip()).isEqualTo(String.valueOf(launcher.current().pid()));
+        assertThat(SupervisorStatusClient.readFile(Colour.BLUE.statusFile(runDir))).isEqualTo(s);
+    }
+
+    @Test void daemonExits_markerGone_restartedAfterBackoff_settingsReapplied() {
+        startAndSettle();
+        mps.clearCommands();
+
+        launcher.exitCurrent(1);
+        clock.runDue();
+        assertThat(marker()).doesNotExist();
+        assertThat(supervisor.status().ready()).isFalse();
+        assertThat(supervisor.status().phase()).isEqualTo("BACKOFF");
+        assertThat(supervisor.status().lastError()).contains("exited with code 1");
+        assertThat(clock.nextDelay()).isEqualTo(Duration.ofSeconds(1));
+
+        clock.advance(Duration.ofSeconds(1).plusMillis(200));
+        assertThat(launcher.starts()).hasSize(2);
+        assertThat(supervisor.status().ready()).isTrue();
+        assertThat(supervisor.status().restarts()).isEqualTo(1);
+        assertThat(mps.defaultLimits()).containsEntry(0, 8192L); // the fresh daemon had lost it
+        assertThat(marker()).exists();
+    }
+
+    @Test void repeatedExits_backoffDoubles_thenResetsAfterStableRun() {
+        startAndSettle();
+        Duration[] expected = {Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(8)};
+        for (Duration d : expected) {
+            launcher.exitCurrent(1);
+            clock.runDue();
+            assertThat(clock.nextDelay()).isEqualTo(d);
+            clock.advance(d.plusMillis(200));
+            assertThat(supervisor.status().ready()).isTrue();
+        }
+        clock.advance(config.stableAfter());
+        launcher.exitCurrent(1);
+        clock.runDue();
+        assertThat(clock.nextDelay()).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test void startFails_retriedWithBackoff_errorReported() {
+        launcher.failStarts(2);
+        supervisor.start();
+        clock.runDue();
+        assertThat(supervisor.status().lastError()).contains("could not start").contains("injected start failure");
+        assertThat(clock.nextDelay()).isEqualTo(Duration.ofSeconds(1));
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(clock.nextDelay()).isEqualTo(Duration.ofSeconds(2));
+        clock.advance(Duration.ofSeconds(2).plusMillis(200));
+        assertThat(supervisor.status().ready()).isTrue();
+        assertThat(supervisor.status().restarts()).isEqualTo(2);
+    }
+
+    @Test void daemonNeverAnswers_killedAndRestarted() {
+        launcher.answerAfterStart(false);
+        supervisor.start();
+        clock.advance(Duration.ofMillis(200L * config.maxProbes()));
+        assertThat(supervisor.status().lastError()).contains("did not answer");
+        assertThat(supervisor.status().phase()).isEqualTo("BACKOFF");
+        launcher.answerAfterStart(true);
+        clock.advance(Duration.ofSeconds(1).plusMillis(200));
+        assertThat(supervisor.status().ready()).isTrue();
+    }
+
+    @Test void settingRefused_notReady_retriedUntilApplied() {
+        mps.failNext("set_default_device_pinned_mem_limit", Reason.UNKNOWN_COMMAND);
+        startAndSettle();
+        assertThat(supervisor.status().ready()).isFalse();
+        assertThat(supervisor.status().phase()).isEqualTo("STARTING");
+        assertThat(supervisor.status().lastError()).contains("applying settings");
+        assertThat(marker()).doesNotExist();
+
+        clock.advance(Duration.ofSeconds(1).plusMillis(200));
+        assertThat(supervisor.status().ready()).isTrue();
+        assertThat(launcher.starts()).hasSize(1); // never restarted to apply a setting
+    }
+
+    @Test void setCeiling_appliesToRunningServersAndDefault_withoutRestart() {
+        startAndSettle();
+        long server = mps.connectClient(4242);
+        mps.clearCommands();
+
+        CompletableFuture<SupervisorStatus> f = supervisor.setCeiling(0, 12288);
+        clock.runDue();
+
+        assertThat(f).isCompleted();
+        assertThat(f.join().ceilingsMib()).containsEntry(0, 12288L);
+        assertThat(mps.commands()).contains("set_default_device_pinned_mem_limit 0 12288M",
+                "set_device_pinned_mem_limit " + server + " 0 12288M");
+        assertThat(mps.serverPinnedMemLimit(server, 0)).isEqualTo(12288);
+        assertThat(launcher.starts()).hasSize(1);
+        assertThat(metricsText()).contains("mpshare_mps_ceiling_changes_total{colour=\"blue\"} 1.0");
+    }
+
+    @Test void setCeiling_refused_failsAndStaysPending_retriedByHealthCheck() {
+        startAndSettle();
+        mps.failNext("set_default_device_pinned_mem_limit 1", Reason.UNKNOWN_COMMAND);
+
+        CompletableFuture<SupervisorStatus> f = supervisor.setCeiling(1, 4096);
+        clock.runDue();
+        assertThat(f).isCompletedExceptionally();
+        assertThat(supervisor.status().ceilingsPending()).containsExactly(1);
+        assertThat(supervisor.status().ready()).isFalse();
+
+        clock.advance(config.healthInterval());
+        assertThat(supervisor.status().ceilingsPending()).isEmpty();
+        assertThat(supervisor.status().ready()).isTrue();
+        assertThat(mps.defaultLimits()).containsEntry(1, 4096L);
+    }
+
+    @Test void healthCheck_readsServersAndClients() {
+        startAndSettle();
+        long server = mps.connectClient(4242);
+        clock.advance(config.healthInterval());
+        assertThat(supervisor.status().servers()).singleElement()
+                .satisfies(s -> assertThat(s).isEqualTo(new SupervisorStatus.Server(server, java.util.List.of(4242L))));
+        assertThat(supervisor.status().clients()).containsExactly(4242L);
+    }
+
+    @Test void daemonStopsAnswering_killedAfterMissedChecks() {
+        startAndSettle();
+        mps.crash(); // process alive, pipe dead
+        clock.advance(config.healthInterval());
+        assertThat(supervisor.status().ready()).isFalse();
+        clock.advance(config.healthInterval().multipliedBy(config.maxMissedHealthChecks()));
+        assertThat(supervisor.status().lastError()).containsAnyOf("killing it", "exited");
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(supervisor.status().ready()).isTrue();
+        assertThat(launcher.starts()).hasSize(2);
+    }
+
+    @Test void stop_withClients_refusedAndNamesThem() {
+        startAndSettle();
+        mps.connectClient(4242);
+        CompletableFuture<StopResult> f = supervisor.stop(false);
+        clock.runDue();
+        assertThat(f.join()).isEqualTo(new StopResult.Refused(java.util.List.of(4242L)));
+        assertThat(mps.commands()).doesNotContain("quit");
+        assertThat(supervisor.status().ready()).isTrue();
+    }
+
+    @Test void stop_forced_quitsEvenWithClients() {
+        startAndSettle();
+        mps.connectClient(4242);
+        CompletableFuture<StopResult> f = supervisor.stop(true);
+        clock.runDue();
+        assertThat(f.join()).isEqualTo(new StopResult.Stopped(0));
+        assertThat(mps.commands()).contains("quit");
+        assertThat(supervisor.status().phase()).isEqualTo("STOPPED");
+        assertThat(marker()).doesNotExist();
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(launcher.starts()).hasSize(1); // not restarted
+    }
+
+    @Test void stop_noClients_quits() {
+        startAndSettle();
+        CompletableFuture<StopResult> f = supervisor.stop(false);
+        clock.runDue();
+        assertThat(f.join()).isInstanceOf(StopResult.Stopped.class);
+    }
+
+    @Test void staleDaemonOnPipe_notStartedOver() {
+        mps.restart(); // another daemon already answers on the pipe
+        supervisor.start();
+        clock.runDue();
+        assertThat(launcher.starts()).isEmpty();
+        assertThat(supervisor.status().lastError()).contains("already answers");
+    }
+
+    @Test void metrics_reportUpAndRestarts() {
+        startAndSettle();
+        launcher.exitCurrent(1);
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(metricsText()).contains("mpshare_mps_daemon_up{colour=\"blue\"} 1.0")
+                .contains("mpshare_mps_daemon_restarts_total{colour=\"blue\"} 1.0");
+    }
+
+    private String metricsText() {
+        var out = new java.io.ByteArrayOutputStream();
+        try {
+            metrics.write(out);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+}
