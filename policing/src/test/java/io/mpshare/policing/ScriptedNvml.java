@@ -20,6 +20,8 @@ final class ScriptedNvml implements Nvml {
     private final Map<Integer, String> failures = new TreeMap<>();
     private final Map<Integer, String> clientListFailures = new TreeMap<>();
     int mpsClientReads;
+    /** A non-client that NVML lists as a client from the second MPS-client read on (a client caught mid-start). */
+    long lateClient;
 
     ScriptedNvml gpus(int count, long totalMib) {
         for (int i = 0; i < count; i++) { totals.put(i, totalMib); procs.put(i, new TreeMap<>()); }
@@ -60,7 +62,8 @@ final class ScriptedNvml implements Nvml {
         check(index, failures);
         check(index, clientListFailures);
         List<GpuProcess> out = new ArrayList<>();
-        procs.get(index).values().stream().filter(Proc::client).forEach(p -> out.add(new GpuProcess(p.pid(), p.usedMib())));
+        procs.get(index).values().stream().filter(p -> p.client() || (p.pid() == lateClient && mpsClientReads > 1))
+                .forEach(p -> out.add(new GpuProcess(p.pid(), p.usedMib())));
         return out;
     }
 

@@ -1,0 +1,462 @@
+package io.mpshare.policing;
+
+import io.mpshare.core.codec.UsageCodec;
+import io.mpshare.core.ledger.Allocation;
+import io.mpshare.policing.Outcome.Result;
+import io.mpshare.policing.PolicerEvent.Kind;
+import io.mpshare.policing.metrics.PolicerMetrics;
+import io.mpshare.policing.proc.CgroupPidOwners;
+import io.mpshare.policing.proc.ProcFs;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The policer end to end over test doubles: scripted NVML, a fake /proc tree read by the real cgroup
+ * owners, recording control daemons, killer, evictor and sinks, a clock the test moves.
+ */
+class PolicerTest {
+    static final String UID_A = "aaaaaaaa-0000-4000-8000-00000000000a";
+    static final String UID_B = "bbbbbbbb-0000-4000-8000-00000000000b";
+    static final String UID_X = "cccccccc-0000-4000-8000-00000000000c"; // a pod with no allocation (privileged, NVIDIA_VISIBLE_DEVICES=all)
+    static final String CID_A = "a".repeat(64), CID_A2 = "d".repeat(64), CID_B = "b".repeat(64), CID_X = "c".repeat(64);
+
+    /** A: 2048 MiB request on GPU 0 → allowed 2688 MiB with one client. B: 4096 MiB on GPU 0, the neighbour. */
+    static final Allocation A = Fixtures.pod("a").uid(UID_A).on(0).container("main", 2048, 30).build();
+    static final Allocation B = Fixtures.pod("b").uid(UID_B).on(0).container("main", 4096, 50).build();
+
+    @TempDir Path procRoot;
+    FakeProc proc;
+    final ScriptedNvml nvml = new ScriptedNvml().gpus(2, 143771);
+    final RecordingMpsControl blue = new RecordingMpsControl();
+    final RecordingMpsControl green = new RecordingMpsControl();
+    final List<Long> killed = new ArrayList<>();
+    final List<String> evicted = new ArrayList<>();
+    Evictor.Result evictAnswer = Evictor.Result.EVICTED;
+    final List<PolicerEvent> events = new CopyOnWriteArrayList<>();
+    final List<Map<String, UsageCodec.PodUsage>> published = new ArrayList<>();
+    final PrometheusRegistry registry = new PrometheusRegistry();
+    final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T04:00:00Z"));
+    List<Allocation> allocations = new ArrayList<>(List.of(A, B));
+
+    @BeforeEach
+    void tree() {
+        proc = new FakeProc(procRoot);
+        proc.hostProcess(900, "/usr/local/nvidia/bin/nvidia-cuda-mps-server").hostProcess(950, "nvidia-cuda-mps-server");
+    }
+
+    Policer policer(ActionPolicy policy) {
+        Map<String, String> names = Map.of(CID_A, "main", CID_A2, "worker", CID_B, "main", CID_X, "cuda");
+        return Policer.builder()
+                .config(PolicerConfig.defaults("node-1").withPolicy(policy).withProcRoot(procRoot))
+                .nvml(nvml)
+                .view(() -> allocations)
+                .owners(new CgroupPidOwners(new ProcFs(procRoot), (uid, id) -> Optional.ofNullable(names.get(id))))
+                .daemons(MpsDaemons.of(blue, green))
+                .killer(pid -> killed.add(pid))
+                .evictor((uid, reason) -> { evicted.add(uid); return evictAnswer; })
+                .events(events::add)
+                .usage(published::add)
+                .metrics(new PolicerMetrics(registry, "node-1"))
+                .clock(clock)
+                .build();
+    }
+
+    /** pid runs in pod A's main container as an MPS client of blue's server 900. */
+    void clientOfA(long pid, long mib) { proc.podProcess(pid, UID_A, CID_A); nvml.client(0, pid, mib); serve(blue, 900, pid); }
+
+    void clientOfB(long pid, long mib) { proc.podProcess(pid, UID_B, CID_B); nvml.client(0, pid, mib); serve(blue, 900, pid); }
+
+    static void serve(RecordingMpsControl d, long server, long client) {
+        d.servers.computeIfAbsent(server, k -> new ArrayList<>()).add(client);
+    }
+
+    List<Kind> eventKinds() { return events.stream().map(PolicerEvent::kind).toList(); }
+
+    // --- the cases -------------------------------------------------------------------------
+
+    @Test
+    void overLimitSingleProcess_terminatedThroughItsServer_neighbourUntouched() {
+        clientOfA(100, 5000);
+        clientOfB(200, 4000);
+        var r = policer(ActionPolicy.TERMINATE).runOnce();
+
+        assertThat(blue.commands).containsExactly("terminate_client 900 100");
+        assertThat(killed).isEmpty();
+        assertThat(r.outcomes("terminate")).singleElement().satisfies(o -> assertThat(o.result()).isEqualTo(Result.DONE));
+        assertThat(eventKinds()).containsExactly(Kind.OVER_LIMIT, Kind.CLIENT_TERMINATED);
+        assertThat(events.getFirst().pod()).contains(A.pod());
+        assertThat(events.getFirst().message()).contains("5000 MiB", "2688 MiB", "pid 100");
+    }
+
+    @Test
+    void fourProcessesOfOnePod_eachUnderTheCapButOverTogether_onlyTheFewestOffendersEnd() {
+        for (long pid = 101; pid <= 104; pid++) clientOfA(pid, 1600);
+        clientOfB(200, 4000);
+        policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(blue.commands).containsExactly("terminate_client 900 104", "terminate_client 900 103");
+    }
+
+    @Test
+    void envTamperedClient_raisedItsCap_isTerminated() {
+        // A's client set CUDA_MPS_PINNED_DEVICE_MEM_LIMIT above its share; the server ceiling (B's 4608) let it through
+        clientOfA(100, 4500);
+        clientOfB(200, 100);
+        policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(blue.commands).containsExactly("terminate_client 900 100");
+    }
+
+    @Test
+    void rogueNonMpsProcess_isSigkilled_neighbourUntouched() {
+        clientOfA(100, 1000);
+        proc.podProcess(101, UID_A, CID_A2);
+        nvml.nonClient(0, 101, 9000);
+        clientOfB(200, 4000);
+        var r = policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(killed).containsExactly(101L);
+        assertThat(blue.commands).isEmpty();
+        assertThat(r.findings()).singleElement().isInstanceOf(Finding.Rogue.class);
+        assertThat(events.getFirst().container()).isEqualTo("worker");
+        assertThat(eventKinds()).containsExactly(Kind.ROGUE_PROCESS, Kind.PROCESS_KILLED);
+    }
+
+    @Test
+    void rogueNonMpsProcess_thatIsAClientOnASecondLook_isSparedThisCycle() {
+        proc.podProcess(101, UID_A, CID_A2);
+        nvml.nonClient(0, 101, 1000);
+        nvml.lateClient = 101;
+        var r = policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(killed).isEmpty();
+        assertThat(r.outcomes("kill")).singleElement().satisfies(o -> assertThat(o.result()).isEqualTo(Result.SKIPPED));
+    }
+
+    @Test
+    void podWithNoAllocation_onASharedGpu_isRogue_andTerminated() {
+        proc.podProcess(300, UID_X, CID_X);
+        nvml.client(1, 300, 2000);
+        serve(green, 950, 300);
+        policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(green.commands).containsExactly("terminate_client 950 300");
+        assertThat(blue.commands).isEmpty();
+    }
+
+    @Test
+    void unknownHostProcess_isReportedOnce_andNeverActedOn() {
+        proc.hostProcess(777, "/usr/bin/python3");
+        nvml.nonClient(0, 777, 900);
+        Policer p = policer(ActionPolicy.TERMINATE);
+        p.runOnce();
+        clock.advance(Duration.ofSeconds(1));
+        p.runOnce();
+        assertThat(killed).isEmpty();
+        assertThat(blue.commands).isEmpty();
+        assertThat(eventKinds()).containsExactly(Kind.UNKNOWN_PROCESS);
+        assertThat(events.getFirst().podUid()).isEmpty();
+    }
+
+    @Test
+    void mpsServerItself_isNeitherRogueNorUnknown() {
+        nvml.nonClient(0, 900, 300);
+        clientOfA(100, 1000);
+        assertThat(policer(ActionPolicy.TERMINATE).runOnce().findings()).isEmpty();
+        assertThat(events).isEmpty();
+    }
+
+    @Test
+    void podDeletion_endsOnlyThatPodsClients_throughTheDaemon() {
+        clientOfA(100, 1000);
+        clientOfA(101, 1000);
+        clientOfB(200, 1000);
+        Policer p = policer(ActionPolicy.TERMINATE);
+        assertThat(p.endPod(UID_A)).containsExactly(100L, 101L);
+        assertThat(blue.commands).containsExactly("terminate_client 900 100", "terminate_client 900 101");
+        assertThat(eventKinds()).containsExactly(Kind.POD_ENDED);
+        assertThat(p.endPod("no-such-pod")).isEmpty();
+    }
+
+    // --- policies -----------------------------------------------------------------------------------
+
+    @Test
+    void eventPolicy_reportsButStopsNothing() {
+        clientOfA(100, 5000);
+        proc.podProcess(101, UID_A, CID_A2);
+        nvml.nonClient(0, 101, 500);
+        var r = policer(ActionPolicy.EVENT).runOnce();
+        assertThat(blue.commands).isEmpty();
+        assertThat(killed).isEmpty();
+        assertThat(evicted).isEmpty();
+        assertThat(r.outcomes()).extracting(o -> o.action().kind()).containsOnly("event");
+        assertThat(eventKinds()).containsExactlyInAnyOrder(Kind.OVER_LIMIT, Kind.ROGUE_PROCESS);
+    }
+
+    @Test
+    void evictPolicy_evictsTheOffendingPodOnce_notItsNeighbour() {
+        clientOfA(100, 5000);
+        proc.podProcess(101, UID_A, CID_A2);
+        nvml.nonClient(0, 101, 500);
+        clientOfB(200, 4000);
+        Policer p = policer(ActionPolicy.EVICT);
+        p.runOnce();
+        clock.advance(Duration.ofSeconds(1));
+        p.runOnce();
+        assertThat(evicted).containsExactly(UID_A);
+        assertThat(blue.commands).isEmpty();
+        assertThat(killed).isEmpty();
+    }
+
+    @Test
+    void evictPolicy_blockedByABudget_isRetriedAfterRetryAfter() {
+        clientOfA(100, 5000);
+        evictAnswer = Evictor.Result.BLOCKED;
+        Policer p = policer(ActionPolicy.EVICT);
+        p.runOnce();
+        clock.advance(Duration.ofSeconds(29));
+        p.runOnce();
+        assertThat(evicted).hasSize(1);
+        evictAnswer = Evictor.Result.EVICTED;
+        clock.advance(Duration.ofSeconds(1));
+        p.runOnce();
+        assertThat(evicted).hasSize(2);
+        assertThat(eventKinds()).contains(Kind.EVICTION_BLOCKED, Kind.POD_EVICTED);
+    }
+
+    // --- de-duplication, escalation, failures ---------------------------------------------------------
+
+    @Test
+    void sameOffenceOverSeveralCycles_isActedOnOnce_thenEscalatedToSigkill() {
+        clientOfA(100, 5000);
+        Policer p = policer(ActionPolicy.TERMINATE);
+        for (int s = 0; s < 5; s++) { p.runOnce(); clock.advance(Duration.ofSeconds(1)); }
+        assertThat(blue.commands).containsExactly("terminate_client 900 100");
+        assertThat(killed).isEmpty();
+        var r = p.runOnce(); // 5 s after terminate_client, still on the GPU
+        assertThat(killed).containsExactly(100L);
+        assertThat(r.outcomes("kill")).singleElement().satisfies(o -> assertThat(o.result()).isEqualTo(Result.ESCALATED));
+        clock.advance(Duration.ofSeconds(1));
+        p.runOnce();
+        assertThat(killed).containsExactly(100L);
+        assertThat(eventKinds()).containsExactly(Kind.OVER_LIMIT, Kind.CLIENT_TERMINATED, Kind.PROCESS_KILLED);
+    }
+
+    @Test
+    void offenceThatEnds_isForgotten_soANewOffenceIsActedOnAgain() {
+        clientOfA(100, 5000);
+        Policer p = policer(ActionPolicy.TERMINATE);
+        p.runOnce();
+        nvml.gone(100);
+        clock.advance(Duration.ofSeconds(1));
+        p.runOnce();
+        nvml.client(0, 100, 6000);
+        clock.advance(Duration.ofSeconds(1));
+        p.runOnce();
+        assertThat(blue.commands).containsExactly("terminate_client 900 100", "terminate_client 900 100");
+    }
+
+    @Test
+    void gpuThatCannotBeRead_isNotJudged_andDoesNotResetDeduplication() {
+        clientOfA(100, 5000);
+        Policer p = policer(ActionPolicy.TERMINATE);
+        p.runOnce();
+        nvml.failClientList(0, "NVML_ERROR_UNKNOWN");
+        clock.advance(Duration.ofSeconds(1));
+        var r = p.runOnce();
+        assertThat(r.findings()).isEmpty();
+        nvml.heal(0);
+        clock.advance(Duration.ofSeconds(1));
+        p.runOnce();
+        assertThat(blue.commands).containsExactly("terminate_client 900 100");
+    }
+
+    @Test
+    void halfReadGpu_neverMakesClientsLookRogue() {
+        clientOfA(100, 1000);
+        clientOfB(200, 1000);
+        nvml.failClientList(0, "NVML_ERROR_UNKNOWN");
+        var r = policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(r.findings()).isEmpty();
+        assertThat(killed).isEmpty();
+        assertThat(r.snapshot().gpus().getFirst().sampled()).isFalse();
+    }
+
+    @Test
+    void clientNoDaemonLists_fallsBackToSigkill() {
+        proc.podProcess(100, UID_A, CID_A);
+        nvml.client(0, 100, 5000); // no daemon lists it
+        blue.server(900);
+        var r = policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(killed).containsExactly(100L);
+        assertThat(r.outcomes("terminate")).singleElement().satisfies(o -> assertThat(o.result()).isEqualTo(Result.FELL_BACK));
+    }
+
+    @Test
+    void terminateThatFails_isReported_andRetriedAfterRetryAfter() {
+        clientOfA(100, 5000);
+        blue.failTerminate = true;
+        PolicerConfig base = PolicerConfig.defaults("node-1");
+        Policer p = policer(ActionPolicy.TERMINATE);
+        var r = p.runOnce();
+        assertThat(r.outcomes("terminate")).singleElement().satisfies(o -> assertThat(o.result()).isEqualTo(Result.FAILED));
+        assertThat(eventKinds()).contains(Kind.ACTION_FAILED);
+        blue.failTerminate = false;
+        clock.advance(base.escalateAfter().minusSeconds(1));
+        p.runOnce();
+        assertThat(blue.commands).isEmpty();
+        clock.advance(Duration.ofSeconds(1));
+        p.runOnce(); // escalation is due before the retry: SIGKILL
+        assertThat(killed).containsExactly(100L);
+    }
+
+    // --- usage and metrics ----------------------------------------------------------------------------
+
+    @Test
+    void usage_isPublishedAtMostEveryUsageEvery_withEveryAllocatedPod() {
+        clientOfA(100, 1000);
+        Policer p = policer(ActionPolicy.TERMINATE);
+        p.runOnce();
+        for (int s = 0; s < 9; s++) { clock.advance(Duration.ofSeconds(1)); p.runOnce(); }
+        assertThat(published).hasSize(1);
+        clock.advance(Duration.ofSeconds(1));
+        p.runOnce();
+        assertThat(published).hasSize(2);
+        var a = published.getLast().get(UID_A);
+        assertThat(UsageCodec.encode(a)).isEqualTo("v1;at=2026-11-30T04:00:10Z;g=0:2560:1000:1;c=main@0:1000:1");
+        assertThat(published.getLast()).containsKey(UID_B);
+    }
+
+    @Test
+    void metrics_gpuPodContainerAndActions() {
+        clientOfA(100, 5000);
+        clientOfB(200, 1000);
+        proc.hostProcess(777, "/usr/bin/python3");
+        nvml.nonClient(1, 777, 300);
+        policer(ActionPolicy.TERMINATE).runOnce();
+
+        var m = new Scrape(registry);
+        double mib = 1024.0 * 1024.0;
+        assertThat(m.value("mpshare_gpu_mps_clients", "gpu", "0")).isEqualTo(2);
+        assertThat(m.value("mpshare_gpu_memory_total_bytes", "gpu", "0")).isEqualTo(143771 * mib);
+        assertThat(m.value("mpshare_gpu_memory_used_bytes", "gpu", "0")).isEqualTo(6000 * mib);
+        assertThat(m.value("mpshare_gpu_memory_allocated_bytes", "gpu", "0")).isEqualTo((2560 + 4608) * mib);
+        assertThat(m.value("mpshare_gpu_healthy", "gpu", "1")).isEqualTo(1);
+        assertThat(m.value("mpshare_gpu_unknown_processes", "gpu", "1")).isEqualTo(1);
+        assertThat(m.value("mpshare_pod_gpu_memory_used_bytes", "pod", "a")).isEqualTo(5000 * mib);
+        assertThat(m.value("mpshare_pod_gpu_memory_allocated_bytes", "pod", "b")).isEqualTo(4608 * mib);
+        assertThat(m.value("mpshare_container_gpu_memory_allocated_bytes", "pod", "a")).isEqualTo(2560 * mib);
+        assertThat(m.value("mpshare_container_gpu_memory_used_bytes", "pod", "a")).isEqualTo(5000 * mib);
+        assertThat(m.value("mpshare_container_gpu_core_percent", "pod", "b")).isEqualTo(50);
+        assertThat(m.value("mpshare_policer_actions", "action", "terminate")).isEqualTo(1);
+        assertThat(m.value("mpshare_policer_actions", "action", "event")).isEqualTo(2);
+        assertThat(m.value("mpshare_policer_findings", "finding", "over_limit")).isEqualTo(1);
+        assertThat(m.value("mpshare_policer_findings", "finding", "unknown_process")).isEqualTo(1);
+        assertThat(m.value("mpshare_policer_samples", "node", "node-1")).isEqualTo(1);
+        assertThat(m.value("mpshare_policer_last_sample_timestamp_seconds", "node", "node-1"))
+                .isEqualTo(Instant.parse("2026-11-30T04:00:00Z").getEpochSecond());
+    }
+
+    @Test
+    void metrics_podThatLeft_disappearsFromTheNextScrape() {
+        clientOfA(100, 1000);
+        Policer p = policer(ActionPolicy.TERMINATE);
+        p.runOnce();
+        assertThat(new Scrape(registry).labelValues("mpshare_pod_gpu_memory_allocated_bytes", "pod")).containsExactlyInAnyOrder("a", "b");
+        allocations = List.of(B);
+        p.runOnce();
+        assertThat(new Scrape(registry).labelValues("mpshare_pod_gpu_memory_allocated_bytes", "pod")).containsExactly("b");
+    }
+
+    // --- scheduling -----------------------------------------------------------------------------------
+
+    @Test
+    void start_schedulesAtThePeriod_andACycleThatThrowsKeepsTheSchedule() {
+        var executor = new CapturingExecutor();
+        Policer p = Policer.builder().config(PolicerConfig.defaults("node-1").withPeriod(Duration.ofMillis(500)).withProcRoot(procRoot))
+                .nvml(nvml).view(() -> { throw new IllegalStateException("informer not synced"); })
+                .owners(pid -> Optional.empty()).metrics(new PolicerMetrics(registry, "node-1"))
+                .events(events::add).clock(clock).executor(executor).build();
+        p.start();
+        assertThat(executor.periodMillis).isEqualTo(500);
+        executor.task.run(); // must not throw
+        assertThat(new Scrape(registry).value("mpshare_policer_sample_errors", "node", "node-1")).isEqualTo(1);
+        p.close();
+        assertThat(executor.cancelled).isTrue();
+        executor.shutdownNow();
+    }
+
+    /** A clock the test moves. */
+    static final class MutableClock implements InstantSource {
+        private Instant now;
+        MutableClock(Instant start) { now = start; }
+        void advance(Duration d) { now = now.plus(d); }
+        @Override public Instant instant() { return now; }
+    }
+
+    /** Captures the periodic task instead of running it. */
+    static final class CapturingExecutor extends java.util.concurrent.ScheduledThreadPoolExecutor {
+        Runnable task;
+        long periodMillis;
+        boolean cancelled;
+
+        CapturingExecutor() { super(1); }
+
+        @Override
+        public java.util.concurrent.ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period,
+                                                                          java.util.concurrent.TimeUnit unit) {
+            task = command;
+            periodMillis = unit.toMillis(period);
+            var f = super.schedule(() -> {}, 1, java.util.concurrent.TimeUnit.DAYS);
+            return new java.util.concurrent.ScheduledFuture<Object>() {
+                @Override public long getDelay(java.util.concurrent.TimeUnit u) { return f.getDelay(u); }
+                @Override public int compareTo(java.util.concurrent.Delayed o) { return f.compareTo(o); }
+                @Override public boolean cancel(boolean b) { cancelled = true; return f.cancel(b); }
+                @Override public boolean isCancelled() { return f.isCancelled(); }
+                @Override public boolean isDone() { return f.isDone(); }
+                @Override public Object get() { return null; }
+                @Override public Object get(long t, java.util.concurrent.TimeUnit u) { return null; }
+            };
+        }
+    }
+
+    /** Reads values out of the registry without an exposition format. */
+    static final class Scrape {
+        private final Map<String, io.prometheus.metrics.model.snapshots.MetricSnapshot> byName = new HashMap<>();
+
+        Scrape(PrometheusRegistry r) {
+            for (var s : r.scrape()) byName.put(s.getMetadata().getName(), s);
+        }
+
+        /** Sum over the data points whose {@code label} is {@code value}. */
+        double value(String name, String label, String value) {
+            var s = byName.get(name);
+            assertThat(s).as(name).isNotNull();
+            double sum = 0;
+            int seen = 0;
+            for (var dp : s.getDataPoints()) {
+                if (!value.equals(dp.getLabels().get(label))) continue;
+                seen++;
+                if (dp instanceof io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot g) sum += g.getValue();
+                if (dp instanceof io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot c) sum += c.getValue();
+            }
+            if (seen == 0) throw new AssertionError(name + " has no data point with " + label + "=" + value);
+            return sum;
+        }
+
+        List<String> labelValues(String name, String label) {
+            var s = byName.get(name);
+            return s == null ? List.of() : s.getDataPoints().stream().map(dp -> dp.getLabels().get(label)).toList();
+        }
+    }
+}
