@@ -1,0 +1,108 @@
+package io.mpshare.sim;
+
+import io.mpshare.sim.model.Models;
+import io.mpshare.sim.workload.DefaultWorkload;
+import io.mpshare.sim.workload.SimPod;
+import io.mpshare.sim.workload.Workload;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SimulationTest {
+    private static final ClusterShape SMALL = new ClusterShape(8, 8, ClusterShape.H200_MIB, "NVIDIA H200");
+    private static final long GIB = 1024, S = 1000;
+
+    private static Workload mix(long seed, int pods) {
+        return DefaultWorkload.generate(DefaultWorkload.Spec.ofPods(seed, pods, 60));
+    }
+
+    private static Simulation.Result run(Scenario sc, int threads) {
+        return Simulation.run(sc, Models.of(Models.IDS, 512, 8), Progress.NONE, threads);
+    }
+
+    @Test
+    void run_everyPodPlacedOrRejected_nothingLeftQueued() {
+        var pods = new java.util.ArrayList<>(mix(5, 600).pods());
+        pods.add(new SimPod(600, 1_000, 60 * S, 200 * GIB, 0, 1, "trace"));      // larger than any GPU
+        pods.add(new SimPod(601, 2_000, 60 * S, 7 * GIB, 0, 3, "trace"));        // 7 GiB does not split over 3 GPUs
+        var r = run(new Scenario(SMALL, new Workload("t", pods), 16), 2);
+        for (var m : r.models()) {
+            for (RunResult f : List.of(m.fixed(), m.elastic())) {
+                assertThat(f.placed() + f.rejected()).as(f.label()).isEqualTo(602);
+                assertThat(f.waitsMs()).hasSize(f.placed());
+                assertThat(f.series().queued()[f.series().size() - 1]).isZero();
+            }
+            assertThat(m.fixed().rejected()).as(m.model().label()).isEqualTo(2);
+        }
+        assertThat(r.model("binpack").fixed().rejectReasons()).containsKey("fits no node of this cluster even when empty")
+                .hasEntrySatisfying("invalid request: container main asks 7168 MiB, which does not split evenly over 3 GPUs (aliyun.com/gpu-count): make it a multiple of 3",
+                        n -> assertThat(n).isEqualTo(1));
+    }
+
+    @Test
+    void run_wholeGpuNeedsAtLeastAsManyGpusAsBinpack() {
+        var r = run(new Scenario(SMALL, mix(11, 1500), 16), 2);
+        int binpack = r.model("binpack").gpusNeeded(), whole = r.model("whole").gpusNeeded();
+        assertThat(whole).isGreaterThanOrEqualTo(binpack);
+        assertThat(binpack).isLessThan(whole / 2);
+        assertThat(r.model("binpack").fixed().peakGpusInUse()).isLessThanOrEqualTo(SMALL.gpus());
+        assertThat(r.model("binpack").elastic().waited()).isZero();
+        assertThat(r.model("whole").elastic().waited()).isZero();
+    }
+
+    @Test
+    void run_sameSeed_sameResults_whateverTheThreads() {
+        var sc = new Scenario(SMALL, mix(3, 800), 16);
+        var a = run(sc, 1);
+        var b = run(sc, 3);
+        for (int i = 0; i < a.models().size(); i++) {
+            RunResult x = a.models().get(i).fixed(), y = b.models().get(i).fixed();
+            assertThat(y.peakGpusInUse()).isEqualTo(x.peakGpusInUse());
+            assertThat(y.waitsMs()).isEqualTo(x.waitsMs());
+            assertThat(y.memUtilisation()).isEqualTo(x.memUtilisation());
+            assertThat(y.series().gpusInUse()).isEqualTo(x.series().gpusInUse());
+            assertThat(b.models().get(i).gpusNeeded()).isEqualTo(a.models().get(i).gpusNeeded());
+        }
+    }
+
+    @Test
+    void run_oneGpu_podsWaitInFifoOrder() {
+        var one = new ClusterShape(1, 1, 80 * GIB, "GPU");
+        var pods = List.of(new SimPod(0, 0, 10 * S, 60 * GIB, 0, 1, "a"), new SimPod(1, 0, 10 * S, 60 * GIB, 0, 1, "b"),
+                new SimPod(2, 0, 10 * S, 60 * GIB, 0, 1, "c"));
+        var r = Simulation.run(new Scenario(one, new Workload("t", pods), 0), Models.of(List.of("binpack"), 512, 8), Progress.NONE, 1);
+        RunResult f = r.models().getFirst().fixed();
+        assertThat(f.waitsMs()).containsExactly(0, 10 * S, 20 * S);
+        assertThat(f.endMs()).isEqualTo(30 * S);
+        assertThat(r.models().getFirst().elastic().gpus()).isEqualTo(3);
+        assertThat(r.models().getFirst().gpusNeeded()).isEqualTo(3);
+    }
+
+    @Test
+    void run_backfill_letsSmallPodsPassAWaitingHead_strictFifoDoesNot() {
+        var one = new ClusterShape(1, 1, 80 * GIB, "GPU");
+        var pods = List.of(new SimPod(0, 0, 100 * S, 40 * GIB, 0, 1, "a"),   // runs
+                new SimPod(1, 1, 10 * S, 60 * GIB, 0, 1, "big"),               // waits for pod 0
+                new SimPod(2, 2, 10 * S, 10 * GIB, 0, 1, "small"));            // fits beside pod 0
+        var strict = Simulation.run(new Scenario(one, new Workload("t", pods), 0), Models.of(List.of("binpack"), 512, 8), Progress.NONE, 1);
+        var backfill = Simulation.run(new Scenario(one, new Workload("t", pods), 4), Models.of(List.of("binpack"), 512, 8), Progress.NONE, 1);
+        // waits are sorted; strict: both wait for pod 0 to end at 100 s; backfill: the small pod goes at once
+        assertThat(strict.models().getFirst().fixed().waitsMs()).containsExactly(0, 100 * S - 2, 100 * S - 1);
+        assertThat(backfill.models().getFirst().fixed().waitsMs()).containsExactly(0, 0, 100 * S - 1);
+    }
+
+    @Test
+    void run_utilisationAndStranded_withinBounds() {
+        var r = run(new Scenario(SMALL, mix(8, 800), 16), 2);
+        for (var m : r.models()) {
+            RunResult f = m.fixed();
+            assertThat(f.memUtilisation()).isBetween(0.0, 1.0);
+            assertThat(f.memUtilisation() + f.reserveShare() + f.strandedShare()).isLessThanOrEqualTo(1.0 + 1e-9);
+            assertThat(f.meanGpusInUse()).isLessThanOrEqualTo(f.peakGpusInUse());
+        }
+        assertThat(r.model("whole").fixed().reserveShare()).isZero();
+        assertThat(r.model("binpack").fixed().memUtilisation()).isGreaterThan(r.model("whole").fixed().memUtilisation());
+    }
+}
