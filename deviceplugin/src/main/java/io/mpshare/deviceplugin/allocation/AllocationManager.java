@@ -11,7 +11,7 @@ import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.deviceplugin.allocation.Candidate.Claims;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateResponse;
-import io.mpshare.deviceplugin.cluster.PodAnnotator;
+import io.mpshare.deviceplugin.cluster.PodWrites;
 import io.mpshare.deviceplugin.cluster.PodListener;
 import io.mpshare.deviceplugin.kubelet.ResourceHandler.AllocateRefused;
 
@@ -46,7 +46,7 @@ import java.util.function.Supplier;
  *     apart). Every answer is logged by device-ID set ({@link AnswerLog}); {@link Reconciler} reads the pod-resources
  *     API shortly after and rewrites annotations to the GPU each container really got.</li>
  * <li><b>Writes.</b> When a pod's last GPU container is answered, {@code mpshare.io/assigned=true} is merge-patched
- *     asynchronously ({@link PodAnnotator}); the reconciler re-marks pods whose patch was lost.</li>
+ *     asynchronously ({@link PodWrites}); the reconciler re-marks pods whose patch was lost.</li>
  * </ul>
  */
 public final class AllocationManager implements PodListener {
@@ -55,7 +55,7 @@ public final class AllocationManager implements PodListener {
     private final NodeInventory hardware;
     private final Supplier<String> colour;
     private final AnswerBuilder answers;
-    private final PodAnnotator annotator;
+    private final PodWrites annotator;
     private final AnswerLog log;
     private final InstantSource clock;
     private final ChangeWaiter waiter;
@@ -81,7 +81,7 @@ public final class AllocationManager implements PodListener {
     }
 
     public AllocationManager(String node, MemoryUnit unit, NodeInventory hardware, Supplier<String> colour, AnswerBuilder answers,
-                             PodAnnotator annotator, AnswerLog log, InstantSource clock, ChangeWaiter waiter, Duration informerWait) {
+                             PodWrites annotator, AnswerLog log, InstantSource clock, ChangeWaiter waiter, Duration informerWait) {
         this.node = node;
         this.unit = unit;
         this.hardware = hardware;

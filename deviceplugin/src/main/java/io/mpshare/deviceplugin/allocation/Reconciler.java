@@ -6,7 +6,7 @@ import io.mpshare.core.codec.AllocationCodec;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.PodKey;
-import io.mpshare.deviceplugin.cluster.PodAnnotator;
+import io.mpshare.deviceplugin.cluster.PodWrites;
 import io.mpshare.deviceplugin.kubelet.PodResourcesClient.Holding;
 
 import java.time.Duration;
@@ -40,7 +40,7 @@ public final class Reconciler {
 
     private final Supplier<List<Holding>> holdings;
     private final AllocationManager manager;
-    private final PodAnnotator annotator;
+    private final PodWrites annotator;
     private final InstantSource clock;
     private final Duration answerTtl;
     private final AtomicBoolean pending = new AtomicBoolean();
@@ -49,7 +49,7 @@ public final class Reconciler {
     public record Result(int corrected, int marked, int mixed) {}
 
     /** @param holdings pod-resources List for {@code aliyun.com/gpu-mem} */
-    public Reconciler(Supplier<List<Holding>> holdings, AllocationManager manager, PodAnnotator annotator, InstantSource clock, Duration answerTtl) {
+    public Reconciler(Supplier<List<Holding>> holdings, AllocationManager manager, PodWrites annotator, InstantSource clock, Duration answerTtl) {
         this.holdings = holdings;
         this.manager = manager;
         this.annotator = annotator;

@@ -14,7 +14,7 @@ import java.util.logging.Logger;
  * Writes pod annotations with JSON merge patches (no resourceVersion: only our keys change, so there is nothing to
  * conflict with). Calls run on the given executor, off the Allocate path, with a few retries.
  */
-public final class PodAnnotator {
+public final class PodAnnotator implements PodWrites {
     private static final Logger LOG = Logger.getLogger(PodAnnotator.class.getName());
     private static final int ATTEMPTS = 3;
 
@@ -27,11 +27,11 @@ public final class PodAnnotator {
     }
 
     /** {@code mpshare.io/assigned=true} and the ACK twin. */
-    public void markAssigned(PodKey pod) {
+    @Override public void markAssigned(PodKey pod) {
         patch(pod, Map.of(Names.ANN_ASSIGNED, "true", Names.ACK_GPU_MEM_ASSIGNED, "true"));
     }
 
-    public void patch(PodKey pod, Map<String, String> annotations) {
+    @Override public void patch(PodKey pod, Map<String, String> annotations) {
         executor.execute(() -> patchNow(pod, annotations));
     }
 

@@ -81,11 +81,13 @@ public final class HealthMonitor {
         return next;
     }
 
+    /** Ticks every {@code period} on {@code exec}, each run scheduling the next (works with a manual test scheduler). */
     public void start(ScheduledExecutorService exec, Duration period) {
-        exec.scheduleWithFixedDelay(this::safeTick, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+        exec.schedule(() -> loop(exec, period), 0, TimeUnit.MILLISECONDS);
     }
 
-    private void safeTick() {
+    private void loop(ScheduledExecutorService exec, Duration period) {
         try { tick(); } catch (RuntimeException e) { LOG.log(Level.WARNING, "health tick failed", e); }
+        if (!exec.isShutdown()) exec.schedule(() -> loop(exec, period), period.toNanos(), TimeUnit.NANOSECONDS);
     }
 }

@@ -1,0 +1,104 @@
+package io.mpshare.deviceplugin.testkit;
+
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.Names;
+import io.mpshare.core.codec.AllocationCodec;
+import io.mpshare.core.ledger.Allocation;
+import io.mpshare.core.ledger.Phase;
+import io.mpshare.core.model.DemandResolver;
+import io.mpshare.core.model.NodeInventory;
+import io.mpshare.deviceplugin.allocation.PodConversion;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Pods as the extender leaves them at bind, e.g. {@code TestPods.pod("p").mem("main", 7).on("n1").placed(inv, 0).build()}:
+ * spec.nodeName set and the allocation annotations written by {@link AllocationCodec}.
+ */
+public final class TestPods {
+    private final String name;
+    private String namespace = "default";
+    private String node;
+    private final List<Object[]> containers = new ArrayList<>();
+    private final Map<String, String> annotations = new LinkedHashMap<>();
+    private final Map<String, String> labels = new LinkedHashMap<>();
+    private boolean hostIPC;
+    private String uid = UUID.randomUUID().toString();
+    private NodeInventory placedOn;
+    private int[] gpus;
+    private Instant assumedAt = Instant.parse("2026-11-30T00:00:00Z");
+    private long reserve = Names.DEFAULT_CONTEXT_RESERVE_MIB;
+    private MemoryUnit unit = MemoryUnit.GIB;
+
+    private TestPods(String name) { this.name = name; }
+
+    public static TestPods pod(String name) { return new TestPods(name); }
+
+    public TestPods namespace(String ns) { namespace = ns; return this; }
+
+    public TestPods uid(String u) { uid = u; return this; }
+
+    public TestPods mem(String container, long units) { containers.add(new Object[]{container, false, units, 0}); return this; }
+
+    public TestPods memCore(String container, long units, int core) { containers.add(new Object[]{container, false, units, core}); return this; }
+
+    public TestPods initMem(String container, long units) { containers.add(new Object[]{container, true, units, 0}); return this; }
+
+    public TestPods plain(String container) { containers.add(new Object[]{container, false, 0L, 0}); return this; }
+
+    public TestPods on(String n) { node = n; return this; }
+
+    public TestPods hostIPC() { hostIPC = true; return this; }
+
+    public TestPods gpuCount(int n) { labels.put(Names.LABEL_GPU_COUNT, Integer.toString(n)); return this; }
+
+    public TestPods unit(MemoryUnit u) { unit = u; return this; }
+
+    public TestPods reserve(long mib) { reserve = mib; return this; }
+
+    public TestPods assumedAt(Instant t) { assumedAt = t; return this; }
+
+    public TestPods annotation(String k, String v) { annotations.put(k, v); return this; }
+
+    /** Writes the allocation the extender would: these GPU indices of {@code inv}. */
+    public TestPods placed(NodeInventory inv, int... gpuIndices) { placedOn = inv; gpus = gpuIndices; return this; }
+
+    public Pod build() {
+        var pb = new PodBuilder().withNewMetadata().withName(name).withNamespace(namespace).withUid(uid).withLabels(labels).endMetadata()
+                .withNewSpec().withNodeName(node).withHostIPC(hostIPC).endSpec()
+                .withNewStatus().withPhase("Pending").endStatus();
+        for (Object[] c : containers) {
+            var cb = new ContainerBuilder().withName((String) c[0]).withImage("busybox");
+            Map<String, Quantity> limits = new LinkedHashMap<>();
+            if ((long) c[2] > 0) limits.put(Names.RESOURCE_GPU_MEM, new Quantity(Long.toString((long) c[2])));
+            if ((int) c[3] > 0) limits.put(Names.RESOURCE_GPU_CORE, new Quantity(Integer.toString((int) c[3])));
+            cb.withNewResources().withLimits(limits).endResources();
+            if ((boolean) c[1]) pb.editSpec().addToInitContainers(cb.build()).endSpec();
+            else pb.editSpec().addToContainers(cb.build()).endSpec();
+        }
+        Pod pod = pb.build();
+        Map<String, String> ann = new LinkedHashMap<>(annotations);
+        if (placedOn != null) {
+            var info = PodConversion.podInfo(pod, unit);
+            var res = new DemandResolver(reserve).resolve(info);
+            if (!(res instanceof DemandResolver.Resolution.Resolved r)) throw new IllegalArgumentException("test pod does not resolve: " + res);
+            var idx = new ArrayList<Integer>();
+            var uuids = new ArrayList<String>();
+            for (int g : gpus) { idx.add(g); uuids.add(placedOn.gpu(g).uuid()); }
+            var a = new Allocation(info.key(), uid, node, idx, uuids, r.demand(), assumedAt, Phase.BOUND);
+            ann.putAll(AllocationCodec.encode(a, unit));
+            ann.putAll(annotations);
+        }
+        pod.getMetadata().setAnnotations(ann);
+        return pod;
+    }
+}
