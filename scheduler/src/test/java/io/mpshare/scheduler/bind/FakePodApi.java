@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * write, a PATCH with a stale resourceVersion answers 409, a second Binding answers 409. Failures can be
  * injected. Thread-safe; each pod's writes are serialised on its entry.
  */
-final class FakePodApi implements PodApi {
+public final class FakePodApi implements PodApi {
     private final ConcurrentHashMap<PodKey, Pod> pods = new ConcurrentHashMap<>();
     private final AtomicLong version = new AtomicLong(1);
     final AtomicInteger patchConflicts = new AtomicInteger(); // the next N patches answer 409
@@ -24,7 +24,7 @@ final class FakePodApi implements PodApi {
     final AtomicInteger bindCalls = new AtomicInteger();
     volatile Runnable beforePatch = () -> {};
 
-    void put(Pod p) {
+    public void put(Pod p) {
         Pod copy = new PodBuilder(p).editMetadata().withResourceVersion(Long.toString(version.incrementAndGet())).endMetadata().build();
         pods.put(key(copy), copy);
     }
@@ -36,9 +36,9 @@ final class FakePodApi implements PodApi {
         pods.computeIfPresent(k, (kk, p) -> new PodBuilder(p).editMetadata().withResourceVersion(Long.toString(version.incrementAndGet())).endMetadata().build());
     }
 
-    Pod pod(PodKey k) { return pods.get(k); }
+    public Pod pod(PodKey k) { return pods.get(k); }
 
-    Map<PodKey, Pod> all() { return new HashMap<>(pods); }
+    public Map<PodKey, Pod> all() { return new HashMap<>(pods); }
 
     private static PodKey key(Pod p) { return PodKey.of(p.getMetadata().getNamespace(), p.getMetadata().getName()); }
 

@@ -1,0 +1,104 @@
+package io.mpshare.scheduler.http;
+
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.model.ContainerRequest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class WireReaderTest {
+    private final WireReader reader = new WireReader();
+
+    static InputStream resource(String name) {
+        return WireReaderTest.class.getResourceAsStream("/kube-scheduler/" + name);
+    }
+
+    static InputStream text(String s) { return new ByteArrayInputStream(s.getBytes(StandardCharsets.UTF_8)); }
+
+    @Test void extenderArgs_fullPodFromKubeScheduler_pullsOnlyWhatMatters() throws Exception {
+        ExtenderArgs a = reader.extenderArgs(resource("filter-args.json"));
+        assertThat(a.nodeNames()).containsExactly("gpu-a", "gpu-b", "gpu-full", "cpu-only", "gpu-small");
+        assertThat(a.rawNodes()).isNull();
+        var pod = a.pod();
+        assertThat(pod.namespace()).isEqualTo("ml");
+        assertThat(pod.name()).isEqualTo("mps-sample-0-x7k2p");
+        assertThat(pod.uid()).isEqualTo("6f1c9a9e-2b0e-4d7a-9a57-1b2c3d4e5f60");
+        assertThat(pod.gpuCountLabel()).isEqualTo("2");
+        assertThat(pod.runAsUser()).isEqualTo(2000L);
+        var info = pod.toPodInfo(MemoryUnit.GIB);
+        assertThat(info.gpuCount()).isEqualTo(2);
+        assertThat(info.runAsUser()).hasValue(1000L); // the GPU container's own runAsUser wins
+        assertThat(info.containers()).containsExactly(
+                ContainerRequest.app("train", 14 * 1024, 60), ContainerRequest.app("sidecar", 0, 0), ContainerRequest.init("warmup", 4 * 1024, 0));
+    }
+
+    @Test void extenderArgs_fullNodeList_namesAndRawJsonKept() throws Exception {
+        String body = "{\"Pod\":{\"metadata\":{\"name\":\"p\"}},\"Nodes\":{\"kind\":\"NodeList\",\"items\":["
+                + "{\"metadata\":{\"name\":\"n1\",\"labels\":{\"a\":\"b\"}},\"status\":{\"capacity\":{\"cpu\":\"8\"}}},"
+                + "{\"metadata\":{\"name\":\"n2\"}}]},\"NodeNames\":null}";
+        ExtenderArgs a = reader.extenderArgs(text(body));
+        assertThat(a.nodeNames()).containsExactly("n1", "n2");
+        assertThat(a.rawNodes()).containsKeys("n1", "n2");
+        assertThat(a.rawNodes().get("n1")).contains("\"capacity\"");
+    }
+
+    @Test void bindingArgs_goFieldNames() throws Exception {
+        BindingArgs b = reader.bindingArgs(resource("bind-args.json"));
+        assertThat(b).isEqualTo(new BindingArgs("mps-sample-0-x7k2p", "ml", "6f1c9a9e-2b0e-4d7a-9a57-1b2c3d4e5f60", "gpu-a"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            empty body              |                                              | must be a JSON object, found nothing
+            not json                | hello                                        | not valid JSON
+            truncated               | {"Pod":{"metadata":{"name":"p"}},"NodeNa     | not valid JSON
+            array at top            | []                                           | must be a JSON object
+            no pod                  | {"NodeNames":["n1"]}                         | has no Pod
+            null pod                | {"Pod":null,"NodeNames":["n1"]}              | has no Pod
+            no nodes                | {"Pod":{"metadata":{"name":"p"}}}            | neither NodeNames nor Nodes
+            names not strings       | {"Pod":{"metadata":{"name":"p"}},"NodeNames":[1]} | only strings
+            names not array         | {"Pod":{"metadata":{"name":"p"}},"NodeNames":"n1"} | must be an array
+            quantity is object      | {"Pod":{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":{"limits":{"aliyun.com/gpu-mem":{}}}}]}},"NodeNames":[]} | must be a quantity
+            name not string         | {"Pod":{"metadata":{"name":7}},"NodeNames":[]} | Pod.metadata.name must be a string
+            """)
+    void extenderArgs_badInput_saysWhat(String name, String body, String message) {
+        assertThatThrownBy(() -> reader.extenderArgs(text(body == null ? "" : body)))
+                .isInstanceOf(WireException.class).hasMessageContaining(message);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            no pod name  | {"PodNamespace":"ns","Node":"n1"}  | no PodName
+            no node      | {"PodName":"p"}                     | has no Node
+            not json     | {"PodName":                         | not valid JSON
+            """)
+    void bindingArgs_badInput_saysWhat(String name, String body, String message) {
+        assertThatThrownBy(() -> reader.bindingArgs(text(body))).isInstanceOf(WireException.class).hasMessageContaining(message);
+    }
+
+    @Test void extenderArgs_fiveThousandNames() throws IOException, WireException {
+        StringBuilder sb = new StringBuilder("{\"Pod\":{\"metadata\":{\"name\":\"p\"}},\"NodeNames\":[");
+        for (int i = 0; i < 5000; i++) sb.append(i == 0 ? "" : ",").append("\"node-").append(i).append('"');
+        sb.append("]}");
+        assertThat(reader.extenderArgs(text(sb.toString())).nodeNames()).hasSize(5000).endsWith("node-4999");
+    }
+
+    @Test void podFacts_absurdQuantities_clearErrors() throws Exception {
+        for (var c : List.of(new String[]{"99999999999999999999", "whole numbers"}, new String[]{"9007199254740993", "far more than any GPU"},
+                new String[]{"1.5", "whole numbers"}, new String[]{"-3", "must not be negative"}, new String[]{"7Gi", "whole numbers"})) {
+            String body = "{\"Pod\":{\"metadata\":{\"name\":\"p\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"aliyun.com/gpu-mem\":\""
+                    + c[0] + "\"}}}]}},\"NodeNames\":[]}";
+            var facts = reader.extenderArgs(text(body)).pod();
+            assertThatThrownBy(() -> facts.toPodInfo(MemoryUnit.GIB)).as(c[0]).hasMessageContaining(c[1]).hasMessageContaining("container c");
+        }
+    }
+}
