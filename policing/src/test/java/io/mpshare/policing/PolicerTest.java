@@ -2,6 +2,10 @@ package io.mpshare.policing;
 
 import io.mpshare.core.codec.UsageCodec;
 import io.mpshare.core.ledger.Allocation;
+import io.mpshare.mps.MpsException;
+import io.mpshare.mps.fake.FakeMpsControl;
+import io.mpshare.nvml.Nvml;
+import io.mpshare.nvml.fake.FakeNvml;
 import io.mpshare.policing.Outcome.Result;
 import io.mpshare.policing.PolicerEvent.Kind;
 import io.mpshare.policing.metrics.PolicerMetrics;
@@ -26,8 +30,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The policer end to end over test doubles: scripted NVML, a fake /proc tree read by the real cgroup
- * owners, recording control daemons, killer, evictor and sinks, a clock the test moves.
+ * The policer end to end over test doubles: {@link FakeNvml}, a fake /proc tree read by the real cgroup
+ * owners, two {@link FakeMpsControl} daemons (blue/green), recording killer, evictor and sinks, a clock the test moves.
  */
 class PolicerTest {
     static final String UID_A = "aaaaaaaa-0000-4000-8000-00000000000a";
@@ -41,9 +45,10 @@ class PolicerTest {
 
     @TempDir Path procRoot;
     FakeProc proc;
-    final ScriptedNvml nvml = new ScriptedNvml().gpus(2, 143771);
-    final RecordingMpsControl blue = new RecordingMpsControl();
-    final RecordingMpsControl green = new RecordingMpsControl();
+    final FakeNvml fake = new FakeNvml().addH200().addH200();
+    Nvml nvml = fake;
+    final FakeMpsControl blue = new FakeMpsControl();
+    final FakeMpsControl green = new FakeMpsControl();
     final List<Long> killed = new ArrayList<>();
     final List<String> evicted = new ArrayList<>();
     Evictor.Result evictAnswer = Evictor.Result.EVICTED;
@@ -56,7 +61,7 @@ class PolicerTest {
     @BeforeEach
     void tree() {
         proc = new FakeProc(procRoot);
-        proc.hostProcess(900, "/usr/local/nvidia/bin/nvidia-cuda-mps-server").hostProcess(950, "nvidia-cuda-mps-server");
+        proc.hostProcess(5000, "/usr/local/nvidia/bin/nvidia-cuda-mps-server");
     }
 
     Policer policer(ActionPolicy policy) {
@@ -76,13 +81,13 @@ class PolicerTest {
                 .build();
     }
 
-    /** pid runs in pod A's main container as an MPS client of blue's server 900. */
-    void clientOfA(long pid, long mib) { proc.podProcess(pid, UID_A, CID_A); nvml.client(0, pid, mib); serve(blue, 900, pid); }
+    /** pid runs in pod A's main container as an MPS client of blue's server (PID 5000). */
+    void clientOfA(long pid, long mib) { proc.podProcess(pid, UID_A, CID_A); fake.startMpsClient(0, pid, mib); blue.connectClient(pid); }
 
-    void clientOfB(long pid, long mib) { proc.podProcess(pid, UID_B, CID_B); nvml.client(0, pid, mib); serve(blue, 900, pid); }
+    void clientOfB(long pid, long mib) { proc.podProcess(pid, UID_B, CID_B); fake.startMpsClient(0, pid, mib); blue.connectClient(pid); }
 
-    static void serve(RecordingMpsControl d, long server, long client) {
-        d.servers.computeIfAbsent(server, k -> new ArrayList<>()).add(client);
+    static List<String> terminations(FakeMpsControl d) {
+        return d.commands().stream().filter(c -> c.startsWith("terminate_client")).toList();
     }
 
     List<Kind> eventKinds() { return events.stream().map(PolicerEvent::kind).toList(); }
@@ -95,7 +100,7 @@ class PolicerTest {
         clientOfB(200, 4000);
         var r = policer(ActionPolicy.TERMINATE).runOnce();
 
-        assertThat(blue.commands).containsExactly("terminate_client 900 100");
+        assertThat(terminations(blue)).containsExactly("terminate_client 5000 100");
         assertThat(killed).isEmpty();
         assertThat(r.outcomes("terminate")).singleElement().satisfies(o -> assertThat(o.result()).isEqualTo(Result.DONE));
         assertThat(eventKinds()).containsExactly(Kind.OVER_LIMIT, Kind.CLIENT_TERMINATED);
@@ -108,7 +113,7 @@ class PolicerTest {
         for (long pid = 101; pid <= 104; pid++) clientOfA(pid, 1600);
         clientOfB(200, 4000);
         policer(ActionPolicy.TERMINATE).runOnce();
-        assertThat(blue.commands).containsExactly("terminate_client 900 104", "terminate_client 900 103");
+        assertThat(terminations(blue)).containsExactly("terminate_client 5000 104", "terminate_client 5000 103");
     }
 
     @Test
@@ -117,18 +122,18 @@ class PolicerTest {
         clientOfA(100, 4500);
         clientOfB(200, 100);
         policer(ActionPolicy.TERMINATE).runOnce();
-        assertThat(blue.commands).containsExactly("terminate_client 900 100");
+        assertThat(terminations(blue)).containsExactly("terminate_client 5000 100");
     }
 
     @Test
     void rogueNonMpsProcess_isSigkilled_neighbourUntouched() {
         clientOfA(100, 1000);
         proc.podProcess(101, UID_A, CID_A2);
-        nvml.nonClient(0, 101, 9000);
+        fake.startProcess(0, 101, 9000);
         clientOfB(200, 4000);
         var r = policer(ActionPolicy.TERMINATE).runOnce();
         assertThat(killed).containsExactly(101L);
-        assertThat(blue.commands).isEmpty();
+        assertThat(terminations(blue)).isEmpty();
         assertThat(r.findings()).singleElement().isInstanceOf(Finding.Rogue.class);
         assertThat(events.getFirst().container()).isEqualTo("worker");
         assertThat(eventKinds()).containsExactly(Kind.ROGUE_PROCESS, Kind.PROCESS_KILLED);
@@ -137,8 +142,8 @@ class PolicerTest {
     @Test
     void rogueNonMpsProcess_thatIsAClientOnASecondLook_isSparedThisCycle() {
         proc.podProcess(101, UID_A, CID_A2);
-        nvml.nonClient(0, 101, 1000);
-        nvml.lateClient = 101;
+        fake.startProcess(0, 101, 1000);
+        nvml = becomesClientAfterFirstRead(fake, 0, 101);
         var r = policer(ActionPolicy.TERMINATE).runOnce();
         assertThat(killed).isEmpty();
         assertThat(r.outcomes("kill")).singleElement().satisfies(o -> assertThat(o.result()).isEqualTo(Result.SKIPPED));
@@ -147,30 +152,30 @@ class PolicerTest {
     @Test
     void podWithNoAllocation_onASharedGpu_isRogue_andTerminated() {
         proc.podProcess(300, UID_X, CID_X);
-        nvml.client(1, 300, 2000);
-        serve(green, 950, 300);
+        fake.startMpsClient(1, 300, 2000);
+        green.connectClient(300);
         policer(ActionPolicy.TERMINATE).runOnce();
-        assertThat(green.commands).containsExactly("terminate_client 950 300");
-        assertThat(blue.commands).isEmpty();
+        assertThat(terminations(green)).containsExactly("terminate_client 5000 300");
+        assertThat(terminations(blue)).isEmpty();
     }
 
     @Test
     void unknownHostProcess_isReportedOnce_andNeverActedOn() {
         proc.hostProcess(777, "/usr/bin/python3");
-        nvml.nonClient(0, 777, 900);
+        fake.startProcess(0, 777, 900);
         Policer p = policer(ActionPolicy.TERMINATE);
         p.runOnce();
         clock.advance(Duration.ofSeconds(1));
         p.runOnce();
         assertThat(killed).isEmpty();
-        assertThat(blue.commands).isEmpty();
+        assertThat(terminations(blue)).isEmpty();
         assertThat(eventKinds()).containsExactly(Kind.UNKNOWN_PROCESS);
         assertThat(events.getFirst().podUid()).isEmpty();
     }
 
     @Test
     void mpsServerItself_isNeitherRogueNorUnknown() {
-        nvml.nonClient(0, 900, 300);
+        fake.startProcess(0, 5000, 300);
         clientOfA(100, 1000);
         assertThat(policer(ActionPolicy.TERMINATE).runOnce().findings()).isEmpty();
         assertThat(events).isEmpty();
@@ -183,7 +188,7 @@ class PolicerTest {
         clientOfB(200, 1000);
         Policer p = policer(ActionPolicy.TERMINATE);
         assertThat(p.endPod(UID_A)).containsExactly(100L, 101L);
-        assertThat(blue.commands).containsExactly("terminate_client 900 100", "terminate_client 900 101");
+        assertThat(terminations(blue)).containsExactly("terminate_client 5000 100", "terminate_client 5000 101");
         assertThat(eventKinds()).containsExactly(Kind.POD_ENDED);
         assertThat(p.endPod("no-such-pod")).isEmpty();
     }
@@ -194,9 +199,9 @@ class PolicerTest {
     void eventPolicy_reportsButStopsNothing() {
         clientOfA(100, 5000);
         proc.podProcess(101, UID_A, CID_A2);
-        nvml.nonClient(0, 101, 500);
+        fake.startProcess(0, 101, 500);
         var r = policer(ActionPolicy.EVENT).runOnce();
-        assertThat(blue.commands).isEmpty();
+        assertThat(terminations(blue)).isEmpty();
         assertThat(killed).isEmpty();
         assertThat(evicted).isEmpty();
         assertThat(r.outcomes()).extracting(o -> o.action().kind()).containsOnly("event");
@@ -207,14 +212,14 @@ class PolicerTest {
     void evictPolicy_evictsTheOffendingPodOnce_notItsNeighbour() {
         clientOfA(100, 5000);
         proc.podProcess(101, UID_A, CID_A2);
-        nvml.nonClient(0, 101, 500);
+        fake.startProcess(0, 101, 500);
         clientOfB(200, 4000);
         Policer p = policer(ActionPolicy.EVICT);
         p.runOnce();
         clock.advance(Duration.ofSeconds(1));
         p.runOnce();
         assertThat(evicted).containsExactly(UID_A);
-        assertThat(blue.commands).isEmpty();
+        assertThat(terminations(blue)).isEmpty();
         assertThat(killed).isEmpty();
     }
 
@@ -241,7 +246,7 @@ class PolicerTest {
         clientOfA(100, 5000);
         Policer p = policer(ActionPolicy.TERMINATE);
         for (int s = 0; s < 5; s++) { p.runOnce(); clock.advance(Duration.ofSeconds(1)); }
-        assertThat(blue.commands).containsExactly("terminate_client 900 100");
+        assertThat(terminations(blue)).containsExactly("terminate_client 5000 100");
         assertThat(killed).isEmpty();
         var r = p.runOnce(); // 5 s after terminate_client, still on the GPU
         assertThat(killed).containsExactly(100L);
@@ -257,13 +262,14 @@ class PolicerTest {
         clientOfA(100, 5000);
         Policer p = policer(ActionPolicy.TERMINATE);
         p.runOnce();
-        nvml.gone(100);
+        fake.stopProcess(0, 100);
         clock.advance(Duration.ofSeconds(1));
         p.runOnce();
-        nvml.client(0, 100, 6000);
+        fake.startMpsClient(0, 100, 6000);
+        blue.connectClient(100);
         clock.advance(Duration.ofSeconds(1));
         p.runOnce();
-        assertThat(blue.commands).containsExactly("terminate_client 900 100", "terminate_client 900 100");
+        assertThat(terminations(blue)).containsExactly("terminate_client 5000 100", "terminate_client 5000 100");
     }
 
     @Test
@@ -271,21 +277,20 @@ class PolicerTest {
         clientOfA(100, 5000);
         Policer p = policer(ActionPolicy.TERMINATE);
         p.runOnce();
-        nvml.failClientList(0, "NVML_ERROR_UNKNOWN");
+        fake.failNext("mpsClients", 999, "Unknown Error");
         clock.advance(Duration.ofSeconds(1));
         var r = p.runOnce();
         assertThat(r.findings()).isEmpty();
-        nvml.heal(0);
         clock.advance(Duration.ofSeconds(1));
         p.runOnce();
-        assertThat(blue.commands).containsExactly("terminate_client 900 100");
+        assertThat(terminations(blue)).containsExactly("terminate_client 5000 100");
     }
 
     @Test
     void halfReadGpu_neverMakesClientsLookRogue() {
         clientOfA(100, 1000);
         clientOfB(200, 1000);
-        nvml.failClientList(0, "NVML_ERROR_UNKNOWN");
+        fake.failNext("mpsClients", 999, "Unknown Error");
         var r = policer(ActionPolicy.TERMINATE).runOnce();
         assertThat(r.findings()).isEmpty();
         assertThat(killed).isEmpty();
@@ -295,8 +300,8 @@ class PolicerTest {
     @Test
     void clientNoDaemonLists_fallsBackToSigkill() {
         proc.podProcess(100, UID_A, CID_A);
-        nvml.client(0, 100, 5000); // no daemon lists it
-        blue.server(900);
+        fake.startMpsClient(0, 100, 5000); // no daemon lists it
+        blue.connectClient(999);
         var r = policer(ActionPolicy.TERMINATE).runOnce();
         assertThat(killed).containsExactly(100L);
         assertThat(r.outcomes("terminate")).singleElement().satisfies(o -> assertThat(o.result()).isEqualTo(Result.FELL_BACK));
@@ -305,16 +310,15 @@ class PolicerTest {
     @Test
     void terminateThatFails_isReported_andRetriedAfterRetryAfter() {
         clientOfA(100, 5000);
-        blue.failTerminate = true;
+        blue.failNext("terminate_client", MpsException.Reason.SERVER_NOT_FOUND);
         PolicerConfig base = PolicerConfig.defaults("node-1");
         Policer p = policer(ActionPolicy.TERMINATE);
         var r = p.runOnce();
         assertThat(r.outcomes("terminate")).singleElement().satisfies(o -> assertThat(o.result()).isEqualTo(Result.FAILED));
         assertThat(eventKinds()).contains(Kind.ACTION_FAILED);
-        blue.failTerminate = false;
         clock.advance(base.escalateAfter().minusSeconds(1));
         p.runOnce();
-        assertThat(blue.commands).isEmpty();
+        assertThat(terminations(blue)).hasSize(1); // the failed attempt only: no retry before retryAfter
         clock.advance(Duration.ofSeconds(1));
         p.runOnce(); // escalation is due before the retry: SIGKILL
         assertThat(killed).containsExactly(100L);
@@ -342,7 +346,7 @@ class PolicerTest {
         clientOfA(100, 5000);
         clientOfB(200, 1000);
         proc.hostProcess(777, "/usr/bin/python3");
-        nvml.nonClient(1, 777, 300);
+        fake.startProcess(1, 777, 300);
         policer(ActionPolicy.TERMINATE).runOnce();
 
         var m = new Scrape(registry);
@@ -394,6 +398,24 @@ class PolicerTest {
         p.close();
         assertThat(executor.cancelled).isTrue();
         executor.shutdownNow();
+    }
+
+    /** NVML whose {@code mpsClients} lists {@code pid} as a client from the second read on (a client caught mid-start). */
+    static Nvml becomesClientAfterFirstRead(FakeNvml fake, int gpu, long pid) {
+        return new Nvml() {
+            int reads;
+            @Override public String driverVersion() { return fake.driverVersion(); }
+            @Override public int deviceCount() { return fake.deviceCount(); }
+            @Override public DeviceInfo device(int i) { return fake.device(i); }
+            @Override public List<GpuProcess> computeProcesses(int i) { return fake.computeProcesses(i); }
+            @Override public List<GpuProcess> mpsClients(int i) {
+                if (i == gpu && ++reads == 2) { long mib = fake.computeProcesses(i).stream().filter(p -> p.pid() == pid).findFirst().orElseThrow().usedMib();
+                    fake.stopProcess(i, pid); fake.startMpsClient(i, pid, mib); }
+                return fake.mpsClients(i);
+            }
+            @Override public List<XidEvent> drainCriticalXids() { return fake.drainCriticalXids(); }
+            @Override public void close() { fake.close(); }
+        };
     }
 
     /** A clock the test moves. */
