@@ -1,0 +1,111 @@
+package io.mpshare.inspect;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.Names;
+import io.mpshare.core.codec.AllocationCodec;
+import io.mpshare.core.codec.InventoryCodec;
+import io.mpshare.core.codec.UsageCodec;
+import io.mpshare.core.ledger.Allocation;
+import io.mpshare.core.model.ContainerRequest;
+import io.mpshare.core.model.NodeInventory;
+import io.mpshare.core.model.PodInfo;
+import io.mpshare.core.model.PodKey;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * Reads the snapshot {@code inspect} reports on: nodes with a published inventory ({@code mpshare.io/gpus}) and the
+ * pods bound to them that carry an allocation (ours or ACK gpushare's), with their last usage. Two LIST calls; no
+ * informer, since the command prints once and exits.
+ */
+public final class ClusterReader {
+    private final KubernetesClient client;
+    private final MemoryUnit unit;
+
+    public ClusterReader(KubernetesClient client, MemoryUnit unit) {
+        this.client = client;
+        this.unit = unit;
+    }
+
+    /** @param onlyNode a node name to report on alone, or null for every node */
+    public GpuReport read(String onlyNode) {
+        List<String> problems = new ArrayList<>();
+        Map<String, NodeInventory> inventories = new HashMap<>();
+        List<Node> nodes = onlyNode == null ? client.nodes().list().getItems() : single(client.nodes().withName(onlyNode).get(), onlyNode);
+        for (Node n : nodes) {
+            String name = n.getMetadata().getName();
+            String text = annotations(n.getMetadata().getAnnotations()).get(Names.ANN_NODE_GPUS);
+            if (text == null) continue;
+            try {
+                inventories.put(name, InventoryCodec.decode(name, text));
+            } catch (IllegalArgumentException e) {
+                problems.add("node " + name + ": " + Names.ANN_NODE_GPUS + " cannot be read: " + e.getMessage());
+            }
+        }
+        if (onlyNode != null && inventories.isEmpty() && problems.isEmpty())
+            problems.add("node " + onlyNode + " has published no GPU inventory (" + Names.ANN_NODE_GPUS + "): is the mpshare device plugin running there?");
+        List<Allocation> allocations = new ArrayList<>();
+        Map<PodKey, UsageCodec.PodUsage> usage = new HashMap<>();
+        for (Pod p : client.pods().inAnyNamespace().list().getItems()) {
+            String node = p.getSpec() == null ? null : p.getSpec().getNodeName();
+            if (node == null || !inventories.containsKey(node) || finished(p)) continue;
+            Map<String, String> ann = annotations(p.getMetadata().getAnnotations());
+            PodInfo info = podInfo(p);
+            switch (AllocationCodec.decode(info, ann, node, inventories.get(node), true, unit)) {
+                case AllocationCodec.Decoded.Found f -> allocations.add(f.allocation());
+                case AllocationCodec.Decoded.Malformed m -> problems.add(m.reason());
+                case AllocationCodec.Decoded.None none -> { continue; }
+            }
+            String u = ann.get(Names.ANN_USAGE);
+            if (u != null) {
+                try {
+                    usage.put(info.key(), UsageCodec.decode(u));
+                } catch (IllegalArgumentException e) {
+                    problems.add("pod " + info.key() + ": " + e.getMessage());
+                }
+            }
+        }
+        return GpuReport.of(new ArrayList<>(inventories.values()), allocations, usage, problems);
+    }
+
+    private static List<Node> single(Node n, String name) {
+        if (n == null) throw new IllegalArgumentException("node " + name + " not found");
+        return List.of(n);
+    }
+
+    private static boolean finished(Pod p) {
+        String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
+        return "Succeeded".equals(phase) || "Failed".equals(phase);
+    }
+
+    private static Map<String, String> annotations(Map<String, String> a) { return a == null ? Map.of() : a; }
+
+    /** Just enough of the pod for the codec: its key and, for ACK-placed pods without a pod total, the app containers' memory. */
+    private PodInfo podInfo(Pod p) {
+        List<ContainerRequest> cs = new ArrayList<>();
+        if (p.getSpec().getContainers() != null)
+            for (Container c : p.getSpec().getContainers()) cs.add(ContainerRequest.app(c.getName(), memMib(c), 0));
+        return new PodInfo(PodKey.of(p.getMetadata().getNamespace(), p.getMetadata().getName()),
+                p.getMetadata().getUid(), cs, 1, OptionalLong.empty());
+    }
+
+    private long memMib(Container c) {
+        if (c.getResources() == null || c.getResources().getLimits() == null) return 0;
+        Quantity q = c.getResources().getLimits().get(Names.RESOURCE_GPU_MEM);
+        if (q == null) return 0;
+        try {
+            return unit.toMib(Long.parseLong(q.getAmount()));
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+}
