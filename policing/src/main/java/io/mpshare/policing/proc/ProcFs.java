@@ -43,6 +43,23 @@ public final class ProcFs {
         return cmdline.isPresent() ? cmdline : read(pid, "comm").map(String::strip);
     }
 
+    /**
+     * The parent PID from {@code /proc/<pid>/stat} (field 4, read after the last ')' so a command name
+     * with spaces or parentheses cannot shift it).
+     */
+    public Optional<Long> parentPid(long pid) {
+        return read(pid, "stat").flatMap(s -> {
+            int close = s.lastIndexOf(')');
+            if (close < 0) return Optional.empty();
+            String[] f = s.substring(close + 1).strip().split("\\s+");
+            try {
+                return f.length > 1 ? Optional.of(Long.parseLong(f[1])) : Optional.empty();
+            } catch (NumberFormatException e) {
+                return Optional.empty();
+            }
+        });
+    }
+
     /** True when the process is the MPS server (argv[0] {@value #MPS_SERVER}). */
     public boolean isMpsServer(long pid) {
         return command(pid).map(MPS_SERVER::equals).orElse(false);
