@@ -29,30 +29,51 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class FragmentationPolicy implements PlacementPolicy {
     private static final int MAX_GPUS = 64;
     private static final long TIE_SLOTS = 1 << 16;
-    private static final double RESOLUTION = 64.0;
+    /** Default width of a score step, in thousandths of a GPU of expected fragmentation. */
+    public static final double DEFAULT_TOLERANCE = 1.0 / 64;
 
     private final TaskMix mix;
+    private final double tolerance;
     private final boolean uidRule;
     private final ConcurrentHashMap<Long, Tables> bySize = new ConcurrentHashMap<>();
-    private static final ThreadLocal<int[][]> SCRATCH = ThreadLocal.withInitial(() -> new int[3][MAX_GPUS]);
+    private volatile Tables last;
 
-    public FragmentationPolicy(TaskMix mix, boolean uidRule) {
+    /** Per-thread scratch: candidates, free before, chosen, per-GPU tables, multi-entry counts. */
+    private static final class Scratch {
+        final int[] cand = new int[MAX_GPUS], before = new int[MAX_GPUS];
+        final Tables[] tabs = new Tables[MAX_GPUS];
+        int[] fit = new int[8];
+        long[] low = new long[8];
+    }
+
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    /**
+     * @param tolerance increases of expected fragmentation closer than this (thousandths of a GPU) count
+     *                  as equal, so the packing tie-break decides between them
+     */
+    public FragmentationPolicy(TaskMix mix, double tolerance, boolean uidRule) {
         this.mix = Objects.requireNonNull(mix, "mix");
+        if (!(tolerance > 0)) throw new IllegalArgumentException("tolerance must be > 0, got " + tolerance);
+        this.tolerance = tolerance;
         this.uidRule = uidRule;
     }
 
-    public FragmentationPolicy(TaskMix mix) { this(mix, false); }
+    public FragmentationPolicy(TaskMix mix) { this(mix, DEFAULT_TOLERANCE, false); }
 
     public TaskMix mix() { return mix; }
 
     @Override public String name() { return "fragmentation"; }
 
-    /** Per GPU size: phi over single-GPU entries, and the needs of the multi-GPU entries. */
-    private record Tables(double[] phi, int[] multiNeed, int[] multiCount, double[] multiWeight) {}
+    /** Per GPU size: phi over single-GPU entries, and the needs of the multi-GPU entries (same order for every size). */
+    private record Tables(long totalMib, double[] phi, int[] multiNeed, int[] multiCount, double[] multiWeight) {}
 
     private Tables tables(long totalMib) {
-        Tables t = bySize.get(totalMib);
-        return t != null ? t : bySize.computeIfAbsent(totalMib, this::build);
+        Tables t = last;
+        if (t != null && t.totalMib() == totalMib) return t;
+        t = bySize.computeIfAbsent(totalMib, this::build);
+        last = t;
+        return t;
     }
 
     private Tables build(long totalMib) {
@@ -69,7 +90,7 @@ public final class FragmentationPolicy implements PlacementPolicy {
         }
         double[] phi = new double[1001];
         for (int x = 0; x <= 1000; x++) phi[x] = x * above[x];
-        return new Tables(phi, need, count, weight);
+        return new Tables(totalMib, phi, need, count, weight);
     }
 
     /** Free share of GPU {@code pos} in thousandths after charging {@code mib} and {@code core} more; 0 when unusable. */
@@ -84,74 +105,88 @@ public final class FragmentationPolicy implements PlacementPolicy {
     @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
         int n = s.gpuCount();
         if (n > MAX_GPUS) return new Evaluation.Unresolvable("node " + s.name() + " has " + n + " GPUs; at most " + MAX_GPUS + " are supported");
-        int[][] scratch = SCRATCH.get();
-        int[] cand = scratch[0], before = scratch[1], after = scratch[2];
+        Scratch x = SCRATCH.get();
+        int[] cand = x.cand, before = x.before;
         int found = Fitting.candidates(s, d, cand);
         if (found < d.gpuCount()) return Fitting.explain(s, d, found);
         if (uidRule) {
             String why = Fitting.uidConflict(s, d);
             if (why != null) return new Evaluation.Unfit(why);
         }
-        Tables t = tables(s.totalMib(0));
-        boolean uniform = true;
+        Tables[] tabs = x.tabs;
+        int all = 0;
         for (int i = 0; i < n; i++) {
+            long total = s.totalMib(i);
+            tabs[i] = i > 0 && tabs[i - 1].totalMib() == total ? tabs[i - 1] : tables(total);
             before[i] = freePermille(s, i, 0, 0);
-            after[i] = before[i];
-            if (s.totalMib(i) != s.totalMib(0)) uniform = false;
+            all += before[i];
+        }
+        int multi = tabs[0].multiNeed().length;
+        if (x.fit.length < multi) { x.fit = new int[multi]; x.low = new long[multi]; }
+        int[] fit = x.fit;
+        long[] low = x.low;
+        for (int m = 0; m < multi; m++) {
+            fit[m] = 0; low[m] = 0;
+            for (int i = 0; i < n; i++) { if (before[i] >= tabs[i].multiNeed()[m]) fit[m]++; else low[m] += before[i]; }
         }
         int[] chosen;
         double delta;
+        int leftAfter;
         if (d.gpuCount() == 1) {
-            int best = -1;
+            int best = -1, bestAfter = 0;
             double bestDelta = 0;
             for (int c = 0; c < found; c++) {
                 int p = cand[c];
-                int fp = freePermille(s, p, d.chargeMib(), d.chargeCore());
-                after[p] = fp;
-                double dl = increase(s, uniform ? t : null, before, after, n);
-                after[p] = before[p];
-                if (best < 0 || dl < bestDelta - 1e-9 || (dl <= bestDelta + 1e-9 && fp < freePermille(s, best, d.chargeMib(), d.chargeCore()))) {
-                    best = p; bestDelta = dl;
-                }
+                if (sameAsEarlier(s, cand, before, c)) continue; // an equal GPU earlier scores the same; the first wins
+                int a = freePermille(s, p, d.chargeMib(), d.chargeCore());
+                double dl = tabs[p].phi()[a] - tabs[p].phi()[before[p]] + multiDelta(tabs, p, before[p], a, fit, low, all, multi);
+                if (best < 0 || dl < bestDelta - 1e-9 || (dl <= bestDelta + 1e-9 && a < bestAfter)) { best = p; bestDelta = dl; bestAfter = a; }
             }
             chosen = new int[] {best};
             delta = bestDelta;
+            leftAfter = all - before[best] + bestAfter;
         } else {
             chosen = tightest(s, cand, found, d.gpuCount());
-            for (int p : chosen) after[p] = freePermille(s, p, d.chargeMib(), d.chargeCore());
-            delta = increase(s, uniform ? t : null, before, after, n);
+            delta = 0;
+            leftAfter = all;
+            for (int p : chosen) {
+                int a = freePermille(s, p, d.chargeMib(), d.chargeCore());
+                delta += tabs[p].phi()[a] - tabs[p].phi()[before[p]] + multiDelta(tabs, p, before[p], a, fit, low, leftAfter, multi);
+                for (int m = 0; m < multi; m++) { // apply the change, so the next GPU's delta starts from it
+                    int need = tabs[p].multiNeed()[m];
+                    if (before[p] >= need) fit[m]--; else low[m] -= before[p];
+                    if (a >= need) fit[m]++; else low[m] += a;
+                }
+                leftAfter += a - before[p];
+            }
         }
-        int leftAfter = 0;
-        for (int i = 0; i < n; i++) leftAfter += before[i];
-        for (int p : chosen) leftAfter -= before[p] - freePermille(s, p, d.chargeMib(), d.chargeCore());
-        long primary = -Math.round(delta * RESOLUTION);
-        long score = primary * TIE_SLOTS + (TIE_SLOTS - 1 - Math.min(leftAfter, TIE_SLOTS - 1));
+        long primary = -(long) Math.floor(delta / tolerance + 1e-6);
+        long score = primary * TIE_SLOTS + (TIE_SLOTS - 1 - Math.min(Math.max(leftAfter, 0), TIE_SLOTS - 1));
         return new Evaluation.Fits(chosen, score);
     }
 
-    /** How much the node's expected fragmentation grows from {@code before} to {@code after} (free thousandths per GPU). */
-    private double increase(NodeState s, Tables uniform, int[] before, int[] after, int n) {
+    /** Change of the multi-GPU entries' fragmentation when one GPU goes from {@code b} to {@code a} free thousandths. */
+    private static double multiDelta(Tables[] tabs, int p, int b, int a, int[] fit, long[] low, int all, int multi) {
         double d = 0;
-        for (int i = 0; i < n; i++) if (before[i] != after[i]) {
-            Tables t = uniform != null ? uniform : tables(s.totalMib(i));
-            d += t.phi()[after[i]] - t.phi()[before[i]];
+        Tables t = tabs[p];
+        for (int m = 0; m < multi; m++) {
+            int need = t.multiNeed()[m], k = t.multiCount()[m];
+            int fit2 = fit[m] - (b >= need ? 1 : 0) + (a >= need ? 1 : 0);
+            long low2 = low[m] - (b >= need ? 0 : b) + (a >= need ? 0 : a);
+            long frag = fit[m] >= k ? low[m] : all;
+            long frag2 = fit2 >= k ? low2 : all - b + a;
+            d += t.multiWeight()[m] * (frag2 - frag);
         }
-        Tables t0 = uniform != null ? uniform : tables(s.totalMib(0));
-        for (int m = 0; m < t0.multiNeed().length; m++)
-            d += t0.multiWeight()[m] * (multiFrag(s, uniform, m, after, n) - multiFrag(s, uniform, m, before, n));
         return d;
     }
 
-    private double multiFrag(NodeState s, Tables uniform, int m, int[] free, int n) {
-        int fitting = 0;
-        long low = 0, all = 0;
-        for (int i = 0; i < n; i++) {
-            int need = (uniform != null ? uniform : tables(s.totalMib(i))).multiNeed()[m];
-            all += free[i];
-            if (free[i] >= need) fitting++; else low += free[i];
+    private static boolean sameAsEarlier(NodeState s, int[] cand, int[] before, int c) {
+        int p = cand[c];
+        for (int e = 0; e < c; e++) {
+            int q = cand[e];
+            if (before[q] == before[p] && s.freeMib(q) == s.freeMib(p) && s.freeCore(q) == s.freeCore(p) && s.totalMib(q) == s.totalMib(p)) return true;
         }
-        Tables t = uniform != null ? uniform : tables(s.totalMib(0));
-        return fitting >= t.multiCount()[m] ? low : all;
+        return false;
     }
 
     /** The k candidates with least free memory (best fit), in position order. */

@@ -13,11 +13,19 @@ final class Cluster {
     final long[] memLeft;
     final int[][] gpuLeft;
     final long totalGpuMilli;
+    /** The order in which policies meet the nodes (ties go to the earlier): a permutation of the node indices. */
+    final int[] order;
     long placedGpuMilli;
 
-    Cluster(List<OpenbTrace.Node> nodes) {
+    Cluster(List<OpenbTrace.Node> nodes, java.util.SplittableRandom orderRandom) {
         this.nodes = nodes;
         int n = nodes.size();
+        order = new int[n];
+        for (int i = 0; i < n; i++) order[i] = i;
+        for (int i = n - 1; i > 0 && orderRandom != null; i--) {
+            int j = orderRandom.nextInt(i + 1), tmp = order[i];
+            order[i] = order[j]; order[j] = tmp;
+        }
         cpuLeft = new long[n];
         memLeft = new long[n];
         gpuLeft = new int[n][];

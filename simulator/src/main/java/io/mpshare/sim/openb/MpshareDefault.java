@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,7 +44,10 @@ final class MpshareDefault implements ReplayPolicy {
     private final PlacementEngine engine;
     private final NodeState[] states;
     private final long[] gpuMib;
-    private final Map<Long, GpuDemand> demands = new HashMap<>();
+    private final int[] sizeIndex;
+    private final long[] sizes;
+    private final Map<Integer, Shape> shapes = new HashMap<>();
+    private final Evaluation[][] memo;
     private GpuDemand pending;
     private int seq;
 
@@ -52,6 +56,9 @@ final class MpshareDefault implements ReplayPolicy {
         this.engine = new PlacementEngine(ledger, policy);
         states = new NodeState[nodes.size()];
         gpuMib = new long[nodes.size()];
+        sizeIndex = new int[nodes.size()];
+        memo = new Evaluation[nodes.size()][];
+        List<Long> distinct = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
             OpenbTrace.Node n = nodes.get(i);
             List<Gpu> gpus = new ArrayList<>();
@@ -60,12 +67,16 @@ final class MpshareDefault implements ReplayPolicy {
             ledger.upsertNode(new NodeInventory(n.name(), gpus));
             states[i] = ledger.node(n.name());
             gpuMib[i] = mib;
+            if (!distinct.contains(mib)) distinct.add(mib);
+            sizeIndex[i] = distinct.indexOf(mib);
         }
+        sizes = distinct.stream().mapToLong(Long::longValue).toArray();
     }
 
     /** The default policy with the mix of the trace's GPU tasks: (GPU count, share per GPU), weighted by how often each comes. */
     static MpshareDefault of(List<OpenbTrace.Node> nodes, GpuModels models, List<OpenbTrace.Task> trace) {
-        return new MpshareDefault(nodes, models, new FragmentationPolicy(mixOf(trace)));
+        double tol = Double.parseDouble(System.getProperty("dbg.tol", "" + FragmentationPolicy.DEFAULT_TOLERANCE));
+        return new MpshareDefault(nodes, models, new FragmentationPolicy(mixOf(trace), tol, false));
     }
 
     static TaskMix mixOf(List<OpenbTrace.Task> trace) {
@@ -84,24 +95,49 @@ final class MpshareDefault implements ReplayPolicy {
                 List.of(new ContainerShare("main", false, mib, core)), OptionalLong.empty());
     }
 
-    private GpuDemand demandOn(int node, OpenbTrace.Task t) {
-        long key = (gpuMib[node] << 24) | ((long) t.numGpu() << 12) | t.milliPerGpu();
-        return demands.computeIfAbsent(key, k -> demand(t, gpuMib[node]));
+    /** The task's charge on each GPU size of the cluster, and a small id for its shape. */
+    private record Shape(int id, GpuDemand[] bySize) {}
+
+    private Shape shapeOf(OpenbTrace.Task t) {
+        return shapes.computeIfAbsent((t.numGpu() << 11) | t.milliPerGpu(), k -> {
+            GpuDemand[] a = new GpuDemand[sizes.length];
+            for (int z = 0; z < sizes.length; z++) if (sizes[z] > 0) a[z] = demand(t, sizes[z]);
+            return new Shape(shapes.size(), a);
+        });
+    }
+
+    /**
+     * The policy's evaluation of the task's shape on node {@code i}. NodeState is immutable and the policy a
+     * pure function of it, so an evaluation is remembered until the node's state changes (the replay asks
+     * the same few shapes of the same unchanged nodes thousands of times).
+     */
+    private Evaluation evaluation(int i, Shape shape) {
+        Evaluation[] row = memo[i];
+        if (row == null || row.length <= shape.id()) {
+            row = row == null ? new Evaluation[Math.max(16, shape.id() + 1)] : Arrays.copyOf(row, Math.max(2 * row.length, shape.id() + 1));
+            memo[i] = row;
+        }
+        Evaluation e = row[shape.id()];
+        if (e == null) row[shape.id()] = e = policy.evaluate(states[i], shape.bySize()[sizeIndex[i]]);
+        return e;
     }
 
     @Override public Placement choose(Cluster c, OpenbTrace.Task t, SplittableRandom rnd) {
         if (t.numGpu() == 0) return cpuOnly(c, t);
+        Shape shape = shapeOf(t);
         int best = -1;
         long bestScore = Long.MIN_VALUE;
         int[] positions = null;
         for (int i = 0; i < c.size(); i++) {
-            if (!c.hostFits(i, t)) continue;
-            if (policy.evaluate(states[i], demandOn(i, t)) instanceof Evaluation.Fits f && (best < 0 || f.score() > bestScore)) {
-                best = i; bestScore = f.score(); positions = f.positions();
-            }
+            // the trace's own accounting says which nodes have room; the core must agree on every one of them
+            if (!c.fits(i, t)) continue;
+            if (!(evaluation(i, shape) instanceof Evaluation.Fits f))
+                throw new IllegalStateException("mpshare's charge for " + t.name() + " does not fit " + c.nodes.get(i).name()
+                        + " although its share does: the MiB/core mapping lost precision");
+            if (best < 0 || f.score() > bestScore) { best = i; bestScore = f.score(); positions = f.positions(); }
         }
         if (best < 0) return null;
-        pending = demandOn(best, t);
+        pending = shape.bySize()[sizeIndex[best]];
         return new Placement(best, positions);
     }
 
@@ -125,5 +161,6 @@ final class MpshareDefault implements ReplayPolicy {
             if (a.allocation().gpuIndices().get(k) != p.gpus()[k])
                 throw new IllegalStateException("bind chose GPUs " + a.allocation().gpuIndices() + " but prioritize " + java.util.Arrays.toString(p.gpus()));
         states[p.node()] = ledger.node(node);
+        if (memo[p.node()] != null) Arrays.fill(memo[p.node()], null);
     }
 }

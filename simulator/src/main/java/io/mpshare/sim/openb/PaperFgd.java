@@ -10,10 +10,10 @@ import java.util.SplittableRandom;
 
 /**
  * The paper's Fragmentation Gradient Descent as its simulator scores it, for comparison with mpshare's
- * default: typical tasks are the most frequent (CPU, GPU share, GPU count) shapes that make up 60% of the
- * GPU tasks; a node's fragmentation counts, per typical task, the free GPU share it could not use (all of
+ * default: typical tasks are the most frequent (CPU, GPU share, GPU count) shapes that make up 95% of all
+ * tasks (the configuration of the paper's experiments: CPU-only tasks included, shapes added one at a time); a node's fragmentation counts, per typical task, the free GPU share it could not use (all of
  * it when the node lacks CPU or GPU room for that task); the node score is
- * {@code int(100 * sigmoid((before - after) / 1000))}, ties broken at random; a share goes on the GPU that
+ * {@code int(100 * sigmoid((before - after) / 1000))}, ties as in {@link ReplayPolicy#argmax}; a share goes on the GPU that
  * scores best (first on ties).
  */
 final class PaperFgd implements ReplayPolicy {
@@ -28,12 +28,11 @@ final class PaperFgd implements ReplayPolicy {
         this.cpu = cpu; this.milli = milli; this.count = count; this.weight = weight;
     }
 
-    /** Typical tasks of a trace, as the paper's simulator picks them (top shapes covering 60% of GPU tasks, in steps of 10 shapes). */
+    /** Typical tasks of a trace, as the paper's experiments pick them (top shapes covering 95% of the tasks, CPU-only ones included). */
     static PaperFgd of(List<OpenbTrace.Task> tasks) {
         Map<List<Long>, Integer> counts = new LinkedHashMap<>();
         int total = 0;
         for (OpenbTrace.Task t : tasks) {
-            if (t.numGpu() == 0) continue;
             counts.merge(List.of(t.cpuMilli(), (long) t.milliPerGpu(), (long) t.numGpu()), 1, Integer::sum);
             total++;
         }
@@ -41,11 +40,11 @@ final class PaperFgd implements ReplayPolicy {
         Comparator<Map.Entry<List<Long>, Integer>> byShape = Comparator.comparing((Map.Entry<List<Long>, Integer> e) -> e.getKey().get(0))
                 .thenComparing(e -> e.getKey().get(1)).thenComparing(e -> e.getKey().get(2));
         sorted.sort(Comparator.comparing((Map.Entry<List<Long>, Integer> e) -> e.getValue()).thenComparing(byShape).reversed());
-        double target = 0.6 * total;
+        double target = 0.95 * total;
         int take = 0;
         double cum = 0;
         while (cum < target && take < sorted.size()) {
-            int upto = Math.min(sorted.size(), take + 10);
+            int upto = Math.min(sorted.size(), take + 1);
             for (; take < upto; take++) cum += sorted.get(take).getValue();
         }
         long[] c = new long[take];
@@ -68,7 +67,7 @@ final class PaperFgd implements ReplayPolicy {
         for (int e = 0; e < cpu.length; e++) {
             int fit = 0, low = 0;
             for (int l : left) { if (l >= milli[e]) fit++; else low += l; }
-            f += weight[e] * (cpuLeft >= cpu[e] && fit >= count[e] && left.length > 0 ? low : total);
+            f += weight[e] * (milli[e] > 0 && cpuLeft >= cpu[e] && fit >= count[e] && left.length > 0 ? low : total);
         }
         return f;
     }
@@ -85,14 +84,14 @@ final class PaperFgd implements ReplayPolicy {
 
     @Override public Placement choose(Cluster c, OpenbTrace.Task t, SplittableRandom rnd) {
         int[] gpuOf = new int[c.size()];
-        int node = ReplayPolicy.argmaxRandomTies(c, t, rnd, i -> {
+        int node = ReplayPolicy.argmax(c, t, i -> {
             double b = before(c, i);
             long cpuAfter = c.cpuLeft[i] - t.cpuMilli();
             int[] left = c.gpuLeft[i].clone();
             if (t.sharing()) {
                 long best = Long.MIN_VALUE;
                 for (int g = 0; g < left.length; g++) {
-                    if (left[g] < t.gpuMilli()) continue;
+                    if (left[g] < t.gpuMilli() || seenBefore(left, g)) continue; // equal GPUs score alike; the first wins
                     left[g] -= t.gpuMilli();
                     long s = score(b, frag(cpuAfter, left));
                     left[g] += t.gpuMilli();
@@ -106,6 +105,11 @@ final class PaperFgd implements ReplayPolicy {
         if (node < 0) return null;
         if (t.numGpu() == 0) return new Placement(node, new int[0]);
         return new Placement(node, t.sharing() ? new int[] {gpuOf[node]} : c.firstFree(node, t.numGpu()));
+    }
+
+    private static boolean seenBefore(int[] left, int g) {
+        for (int h = 0; h < g; h++) if (left[h] == left[g]) return true;
+        return false;
     }
 
     @Override public void placed(Cluster c, OpenbTrace.Task t, Placement p) {

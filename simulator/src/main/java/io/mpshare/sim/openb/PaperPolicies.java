@@ -4,7 +4,7 @@ import java.util.SplittableRandom;
 
 /**
  * The paper's baselines (Weng et al., ATC'23, and its simulator), re-implemented from their definitions:
- * kube-scheduler semantics (integer node scores, ties broken at random), gpushare's GPU choice.
+ * kube-scheduler semantics (integer node scores; ties as in {@link ReplayPolicy#argmax}), gpushare's GPU choice.
  */
 final class PaperPolicies {
     private PaperPolicies() {}
@@ -15,7 +15,8 @@ final class PaperPolicies {
     /** A uniformly random node among those that fit; a random GPU with room for a share, the first free ones for whole GPUs. */
     static final class Random implements ReplayPolicy {
         @Override public Placement choose(Cluster c, OpenbTrace.Task t, SplittableRandom rnd) {
-            int node = ReplayPolicy.argmaxRandomTies(c, t, rnd, i -> 0);
+            int node = -1, fitting = 0; // uniform among the nodes that fit
+            for (int i = 0; i < c.size(); i++) if (c.fits(i, t) && rnd.nextInt(++fitting) == 0) node = i;
             if (node < 0) return null;
             if (t.numGpu() == 0) return new Placement(node, new int[0]);
             if (!t.sharing()) return new Placement(node, c.firstFree(node, t.numGpu()));
@@ -32,7 +33,7 @@ final class PaperPolicies {
      */
     static final class BestFit implements ReplayPolicy {
         @Override public Placement choose(Cluster c, OpenbTrace.Task t, SplittableRandom rnd) {
-            int node = ReplayPolicy.argmaxRandomTies(c, t, rnd, i -> {
+            int node = ReplayPolicy.argmax(c, t, i -> {
                 double s = 0.5 * (c.cpuLeft[i] - t.cpuMilli()) / MAX_CPU_MILLI + 0.5 * (c.gpuLeftTotal(i) - t.gpuAsk()) / MAX_GPU_MILLI;
                 return (long) ((1.0 - s) * 100);
             });
@@ -46,7 +47,7 @@ final class PaperPolicies {
      */
     static final class GpuPacking implements ReplayPolicy {
         @Override public Placement choose(Cluster c, OpenbTrace.Task t, SplittableRandom rnd) {
-            int node = ReplayPolicy.argmaxRandomTies(c, t, rnd, i -> t.numGpu() == 0 ? 0 : packingScore(c.gpuLeft[i], t));
+            int node = ReplayPolicy.argmax(c, t, i -> t.numGpu() == 0 ? 0 : packingScore(c.gpuLeft[i], t));
             return node < 0 ? null : gpusBestFit(c, node, t);
         }
 

@@ -30,7 +30,7 @@ public final class Replay {
     static Result run(String trace, String policyName, List<OpenbTrace.Node> nodes, List<OpenbTrace.Task> tasks,
                       ReplayPolicy policy, long seed, double stopAt) {
         long t0 = System.nanoTime();
-        Cluster c = new Cluster(nodes);
+        Cluster c = new Cluster(nodes, new SplittableRandom(seed ^ 0x6A09E667F3BCC909L));
         if (c.totalGpuMilli == 0) throw new IllegalArgumentException("the node list has no GPUs");
         SplittableRandom arrivals = new SplittableRandom(seed);
         SplittableRandom choices = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + 1);
