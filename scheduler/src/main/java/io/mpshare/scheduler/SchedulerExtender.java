@@ -65,6 +65,9 @@ public final class SchedulerExtender implements AutoCloseable {
 
     public boolean ready() { return view.ready(); }
 
+    /** Runs the assumed-allocation expiry now (it also runs every {@code expiryPeriod}); returns what it released. */
+    public java.util.List<io.mpshare.core.ledger.Allocation> expireNow() { return view.expire(); }
+
     @Override public void close() {
         http.close();
         view.close();

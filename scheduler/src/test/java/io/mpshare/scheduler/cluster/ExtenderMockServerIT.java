@@ -1,0 +1,197 @@
+package io.mpshare.scheduler.cluster;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.Names;
+import io.mpshare.core.codec.AllocationCodec;
+import io.mpshare.core.ledger.Allocation;
+import io.mpshare.core.ledger.Phase;
+import io.mpshare.core.model.GpuDemand;
+import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.BinpackPolicy;
+import io.mpshare.scheduler.ExtenderConfig;
+import io.mpshare.scheduler.SchedulerExtender;
+import io.mpshare.scheduler.TestClock;
+import io.mpshare.testing.Nodes;
+import io.mpshare.testing.Pods;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The whole extender against fabric8's mock API server in CRUD mode (with bindings emulated):
+ * nodes and pods created → informers sync → filter → bind → annotations and binding on the pod →
+ * extender restarted → the same ledger; deletes and finished pods release; stale assumptions expire.
+ */
+class ExtenderMockServerIT {
+    static final JsonMapper JSON = JsonMapper.builder().build();
+    private KubernetesMockServer server;
+    private KubernetesClient client;
+    private final TestClock clock = new TestClock();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private SchedulerExtender ext;
+
+    @BeforeEach void setUp() {
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new BindingCrudDispatcher(), false);
+        server.init();
+        client = server.createClient();
+        client.nodes().resource(Nodes.node("n1").gpus(8, 143_771).build()).create();
+        client.nodes().resource(Nodes.node("n2").gpus(2, 16_384).build()).create();
+        client.nodes().resource(Nodes.node("cpu-1").unlabelled().build()).create();
+        // placed earlier by us, and by ACK gpushare
+        var earlier = new Allocation(PodKey.of("default", "earlier"), "uid-earlier", "n1", List.of(0), List.of("GPU-n1-0"),
+                GpuDemand.simple(10 * 1024, 0, 1, 512), Instant.parse("2026-11-30T02:00:00Z"), Phase.ASSIGNED);
+        client.pods().resource(Pods.pod("earlier").uid("uid-earlier").gpuMem(10).on("n1").phase("Running")
+                .annotations(AllocationCodec.encode(earlier, MemoryUnit.GIB)).build()).create();
+        client.pods().resource(Pods.pod("ack").uid("uid-ack").gpuMem(4).on("n1").phase("Running")
+                .annotation(Names.ACK_GPU_MEM_IDX, "3").annotation(Names.ACK_GPU_MEM_POD, "4").build()).create();
+        client.pods().resource(Pods.pod("job-0").uid("uid-job-0").gpuMem(7).gpuCore(30).build()).create();
+    }
+
+    @AfterEach void tearDown() {
+        if (ext != null) ext.close();
+        client.close();
+        server.destroy();
+    }
+
+    SchedulerExtender startExtender() throws Exception {
+        var cfg = ExtenderConfig.defaults().withPort(0);
+        var e = new SchedulerExtender(new ExtenderConfig(0, cfg.unit(), cfg.reserveMib(), cfg.policy(), false, Duration.ofMinutes(5),
+                Duration.ofHours(1), 5, 4), client, new BinpackPolicy(), clock, "it");
+        e.start(Duration.ofSeconds(30));
+        return e;
+    }
+
+    JsonNode post(String verb, String body) throws Exception {
+        var r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ext.port() + Names.EXTENDER_PREFIX + "/" + verb))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        return JSON.readTree(r.body());
+    }
+
+    int get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ext.port() + Names.EXTENDER_PREFIX + "/" + path)).build(),
+                HttpResponse.BodyHandlers.ofString()).statusCode();
+    }
+
+    /** Waits for an informer to deliver an event: a bounded poll on a condition, not a timed sleep. */
+    static void eventually(String what, BooleanSupplier cond) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() > deadline) throw new AssertionError("never happened: " + what);
+            Thread.sleep(10);
+        }
+    }
+
+    static String filterArgs(String pod, String ns) {
+        return "{\"Pod\":{\"metadata\":{\"name\":\"" + pod + "\",\"namespace\":\"" + ns + "\"},\"spec\":{\"containers\":[{\"name\":\"main\","
+                + "\"resources\":{\"limits\":{\"aliyun.com/gpu-mem\":\"7\",\"aliyun.com/gpu-core.percentage\":\"30\"}}}]}},"
+                + "\"NodeNames\":[\"n1\",\"n2\",\"cpu-1\"]}";
+    }
+
+    @Test void filterBindRestart_sameLedger() throws Exception {
+        ext = startExtender();
+        assertThat(ext.ready()).isTrue();
+        assertThat(get("readyz")).isEqualTo(200);
+        // rebuilt from annotations: ours (ASSIGNED) and ACK's (BOUND, no reserve)
+        assertThat(ext.ledger().node("n1").allocatedMib(0)).isEqualTo(10 * 1024 + 512);
+        assertThat(ext.ledger().node("n1").allocatedMib(3)).isEqualTo(4 * 1024);
+        assertThat(ext.ledger().node("n2").gpuCount()).isEqualTo(2);
+        assertThat(ext.ledger().node("cpu-1")).isNull();
+
+        JsonNode f = post("filter", filterArgs("job-0", "default"));
+        assertThat(f.get("Error").asString()).isEmpty();
+        assertThat(f.get("NodeNames")).hasSize(2);
+        assertThat(f.get("FailedAndUnresolvableNodes").get("cpu-1").asString()).contains("publishes no mpshare GPU inventory");
+
+        String uid = client.pods().inNamespace("default").withName("job-0").get().getMetadata().getUid(); // the mock assigns its own
+        String bindArgs = "{\"PodName\":\"job-0\",\"PodNamespace\":\"default\",\"PodUID\":\"" + uid + "\",\"Node\":\"n1\"}";
+        JsonNode b = post("bind", bindArgs);
+        assertThat(b.get("Error").asString()).isEmpty();
+        Pod pod = client.pods().inNamespace("default").withName("job-0").get();
+        assertThat(pod.getSpec().getNodeName()).isEqualTo("n1");
+        assertThat(pod.getMetadata().getAnnotations().get(Names.ANN_ALLOCATION)).startsWith("v1;node=n1;gpus=");
+        // a second bind of the same pod (kube-scheduler retrying) is answered idempotently
+        assertThat(post("bind", bindArgs).get("Error").asString()).isEmpty();
+        // and one to another node is refused with the reason
+        assertThat(post("bind", bindArgs.replace("\"n1\"", "\"n2\"")).get("Error").asString())
+                .contains("already bound to node n1");
+
+        var key = PodKey.of("default", "job-0");
+        eventually("informer sees job-0 bound", () -> client.pods().inNamespace("default").withName("job-0").get().getSpec().getNodeName() != null);
+        var before = ext.ledger().accounting();
+        var booked = ext.ledger().allocation(key).orElseThrow();
+        assertThat(booked.phase()).isEqualTo(Phase.BOUND);
+        ext.close();
+
+        ext = startExtender();
+        assertThat(ext.ledger().accounting()).isEqualTo(before);
+        var again = ext.ledger().allocation(key).orElseThrow();
+        assertThat(again.samePlacement(booked)).isTrue();
+        assertThat(again.phase()).isEqualTo(Phase.BOUND);
+        assertThat(ext.ledger().allocations()).hasSize(3);
+    }
+
+    @Test void deletedAndFinishedPods_release() throws Exception {
+        ext = startExtender();
+        assertThat(ext.ledger().allocation(PodKey.of("default", "earlier"))).isPresent();
+        client.pods().inNamespace("default").withName("earlier").delete();
+        eventually("earlier released", () -> ext.ledger().allocation(PodKey.of("default", "earlier")).isEmpty());
+        assertThat(ext.ledger().node("n1").allocatedMib(0)).isZero();
+
+        client.pods().inNamespace("default").withName("ack").editStatus(p -> { p.getStatus().setPhase("Succeeded"); return p; });
+        eventually("ack released", () -> ext.ledger().allocation(PodKey.of("default", "ack")).isEmpty());
+        assertThat(ext.ledger().node("n1").allocatedMib()).isZero();
+    }
+
+    @Test void nodeInventoryChanges_followed() throws Exception {
+        ext = startExtender();
+        client.nodes().resource(Nodes.node("n3").gpus(4, 81_920).build()).create();
+        eventually("n3 known", () -> ext.ledger().node("n3") != null);
+        assertThat(ext.ledger().node("n3").totalMib()).isEqualTo(4 * 81_920L);
+        client.nodes().withName("n3").edit(n -> { n.getMetadata().getLabels().remove(Names.NODE_LABEL_SCHEDULE); return n; });
+        eventually("n3 gone when unlabelled", () -> ext.ledger().node("n3") == null);
+        client.nodes().resource(Nodes.node("bad").rawInventory("0|GPU-x|H200|lots|true").build()).create();
+        eventually("bad node known without GPUs", () -> ext.ledger().node("bad") != null);
+        assertThat(ext.ledger().node("bad").gpuCount()).isZero();
+    }
+
+    @Test void staleAssumption_boundElsewhere_expiresAfterTtl_pendingOneKept() throws Exception {
+        // annotated for n1 by a bind that never created its Binding
+        var half = new Allocation(PodKey.of("default", "half"), "uid-half", "n1", List.of(5), List.of("GPU-n1-5"),
+                GpuDemand.simple(2 * 1024, 0, 1, 512), clock.instant(), Phase.ASSUMED);
+        client.pods().resource(Pods.pod("half").uid("uid-half").gpuMem(2).annotations(AllocationCodec.encode(half, MemoryUnit.GIB)).build()).create();
+        var pending = new Allocation(PodKey.of("default", "pending"), "uid-pending", "n1", List.of(6), List.of("GPU-n1-6"),
+                GpuDemand.simple(2 * 1024, 0, 1, 512), clock.instant(), Phase.ASSUMED);
+        client.pods().resource(Pods.pod("pending").uid("uid-pending").gpuMem(2).annotations(AllocationCodec.encode(pending, MemoryUnit.GIB)).build()).create();
+        ext = startExtender();
+        assertThat(ext.ledger().allocation(PodKey.of("default", "half"))).get().extracting(Allocation::phase).isEqualTo(Phase.ASSUMED);
+
+        // someone else binds it to n2
+        client.pods().inNamespace("default").withName("half").edit(p -> { p.getSpec().setNodeName("n2"); return p; });
+        eventually("informer sees half on n2", () -> client.pods().inNamespace("default").withName("half").get().getSpec().getNodeName() != null);
+        assertThat(ext.expireNow()).isEmpty(); // younger than the TTL
+        clock.advance(Duration.ofMinutes(6));
+        eventually("half expires", () -> !ext.expireNow().isEmpty() || ext.ledger().allocation(PodKey.of("default", "half")).isEmpty());
+        assertThat(ext.ledger().allocation(PodKey.of("default", "half"))).isEmpty();
+        assertThat(ext.ledger().allocation(PodKey.of("default", "pending"))).isPresent(); // still waiting to be bound: kept
+    }
+}
