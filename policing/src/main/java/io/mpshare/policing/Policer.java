@@ -116,7 +116,7 @@ public final class Policer implements AutoCloseable {
             Instant now = clock.instant();
             Map<String, Allocation> allocations = byUid(view.allocations());
             Snapshot snapshot = sampler.sample(now, view);
-            VerdictEngine.Judgement j = engine.judge(snapshot, allocations);
+            VerdictEngine.Judgement j = engine.judge(snapshot, allocations, view.exemptPods());
             List<Action> planned = ActionPlanner.plan(j.findings(), config.policy());
             Set<Integer> unsampled = snapshot.gpus().stream().filter(g -> !g.sampled()).map(GpuSample::index).collect(Collectors.toSet());
             List<Outcome> outcomes = enforcer.enforce(now, planned, unsampled);

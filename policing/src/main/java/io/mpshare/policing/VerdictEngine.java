@@ -29,7 +29,8 @@ import java.util.TreeMap;
  *       failed this cycle, yields no finding: a half-read GPU (processes listed, MPS clients not) would
  *       make every client look like a rogue.</li>
  *   <li><b>Classification of one process on GPU g</b>, in this order: the MPS server itself is skipped;
- *       no owning pod → {@link Unknown} (reported, never acted on: it may be the host's own); the pod
+ *       no owning pod → {@link Unknown} (reported, never acted on: it may be the host's own); a pod the
+ *       view exempts → nothing; the pod
  *       has no allocation on g → {@link Rogue} {@code NO_ALLOCATION_ON_GPU}; not an MPS client →
  *       {@link Rogue} {@code NOT_MPS_CLIENT}; otherwise one of the pod's clients on g.</li>
  *   <li><b>The limit of pod P on GPU g</b>, with {@code n} = P's MPS clients on g in this snapshot:
@@ -69,6 +70,11 @@ final class VerdictEngine {
 
     /** @param allocations this node's pods with an allocation, by pod UID */
     Judgement judge(Snapshot snapshot, Map<String, Allocation> allocations) {
+        return judge(snapshot, allocations, java.util.Set.of());
+    }
+
+    /** @param exempt pod UIDs whose processes are not judged (still counted in their usage) */
+    Judgement judge(Snapshot snapshot, Map<String, Allocation> allocations, java.util.Set<String> exempt) {
         List<Finding> findings = new ArrayList<>();
         // pod UID -> GPU index -> that pod's processes on that GPU (all roles but the server)
         Map<String, Map<Integer, List<ProcessSample>>> byPod = new TreeMap<>();
@@ -80,6 +86,7 @@ final class VerdictEngine {
                 if (p.owner().isEmpty()) { findings.add(new Unknown(gpu.index(), p)); continue; }
                 String uid = p.podUid();
                 byPod.computeIfAbsent(uid, k -> new TreeMap<>()).computeIfAbsent(gpu.index(), k -> new ArrayList<>()).add(p);
+                if (exempt.contains(uid)) continue;
                 Allocation a = allocations.get(uid);
                 if (a == null || !a.gpuIndices().contains(gpu.index()))
                     findings.add(new Rogue(uid, Optional.ofNullable(a).map(Allocation::pod), gpu.index(), p, Why.NO_ALLOCATION_ON_GPU));

@@ -155,6 +155,14 @@ class VerdictEngineTest {
     }
 
     @Test
+    void judge_exemptPod_isNotJudged() {
+        var monitor = new ProcessSample(400, 300, Role.NOT_MPS, Optional.of(Owner.pod("uid-dcgm")));
+        var snapshot = new Snapshot(T, List.of(gpu(0, monitor, client(100, 9000, A))));
+        assertThat(ENGINE.judge(snapshot, allocs(A), java.util.Set.of("uid-dcgm", A.podUid())).findings()).isEmpty();
+        assertThat(ENGINE.judge(snapshot, allocs(A), java.util.Set.of()).findings()).hasSize(2);
+    }
+
+    @Test
     void judge_unknownHostProcess_isReportedOnly() {
         var host = new ProcessSample(777, 900, Role.NOT_MPS, Optional.empty());
         var j = judge(allocs(A), gpu(0, host, client(100, 1000, A)));
