@@ -14,7 +14,9 @@ import picocli.CommandLine.Spec;
         description = "GPU sharing with memory isolation through NVIDIA MPS.",
         subcommands = {
                 // subcommands: keep one per line, alphabetical
+                InspectCommand.class,
                 SimulateCommand.class,
+                WebhookCommand.class,
         })
 public final class MpshareCommand implements Runnable {
     @Spec CommandSpec spec;
