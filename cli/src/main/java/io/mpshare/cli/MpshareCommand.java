@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
         subcommands = {
                 // subcommands: keep one per line, alphabetical
                 InspectCommand.class,
+                SchedulerExtenderCommand.class,
                 SimulateCommand.class,
                 WebhookCommand.class,
         })

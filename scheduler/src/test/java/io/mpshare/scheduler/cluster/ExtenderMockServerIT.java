@@ -195,3 +195,4 @@ class ExtenderMockServerIT {
         assertThat(ext.ledger().allocation(PodKey.of("default", "pending"))).isPresent(); // still waiting to be bound: kept
     }
 }
+
