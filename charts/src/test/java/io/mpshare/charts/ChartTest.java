@@ -1,0 +1,230 @@
+package io.mpshare.charts;
+
+import com.marcnuri.helm.Helm;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.mpshare.core.Names;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The chart, rendered twice (defaults; the other choice of every switch) and parsed into fabric8 types; each
+ * assertion reads the shared renders, since a helm template call costs seconds.
+ */
+class ChartTest {
+    static Rendered defaults, other;
+    static final String FULL = "mpshare";
+
+    @BeforeAll
+    static void render() {
+        defaults = Rendered.of(Map.of());
+        other = Rendered.of(Map.of(
+                "scheduler.mode", "extender",
+                "webhook.tls.mode", "secret",
+                "webhook.tls.secretName", "mpshare-webhook-cert",
+                "webhook.failurePolicy", "Ignore",
+                "mpsControl.hostIPC", "true",
+                "mpsControl.colours.green.tag", "0.2.0",
+                "runtimeClassName", "nvidia",
+                "metrics.serviceMonitor.enabled", "true",
+                "metrics.grafanaDashboard.enabled", "true"));
+    }
+
+    @Test
+    void lint_passes() {
+        var result = new Helm(Rendered.CHART).lint().strict().call();
+        assertThat(result.isFailed()).as(String.join("\n", result.getMessages())).isFalse();
+    }
+
+    @Test
+    void mpsControl_blueAndGreen_asTheSeedExpects() {
+        for (String colour : List.of("blue", "green")) {
+            DaemonSet ds = defaults.one(DaemonSet.class, FULL + "-mps-control-" + colour);
+            PodSpec pod = ds.getSpec().getTemplate().getSpec();
+            assertThat(ds.getSpec().getUpdateStrategy().getType()).isEqualTo("OnDelete");
+            assertThat(pod.getPriorityClassName()).isEqualTo("system-node-critical");
+            assertThat(pod.getNodeSelector()).containsEntry(Names.NODE_LABEL_SCHEDULE, Names.NODE_LABEL_SCHEDULE_MPS);
+            assertThat(ds.getSpec().getTemplate().getMetadata().getLabels())
+                    .containsEntry(Names.MPS_DAEMON_POD_LABEL, Names.MPS_DAEMON_POD_LABEL_VALUE)
+                    .containsEntry("mpshare.io/colour", colour);
+            assertThat(ds.getSpec().getSelector().getMatchLabels()).containsEntry("mpshare.io/colour", colour);
+            assertThat(pod.getHostPID()).isTrue();
+            assertThat(pod.getHostIPC()).isFalse();
+            assertThat(hostPaths(pod)).containsExactly(Names.RUN_DIR + "/" + colour);
+            Container c = Rendered.container(pod, "mps-control");
+            assertThat(c.getArgs()).contains("mps-control", "--colour=" + colour, "--run-dir=" + Names.RUN_DIR);
+            assertThat(c.getSecurityContext().getPrivileged()).isFalse();
+            assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
+            assertThat(c.getSecurityContext().getCapabilities().getAdd()).contains("SETUID", "SETGID", "KILL").doesNotContain("SYS_ADMIN");
+            assertThat(env(c)).containsEntry(Names.ENV_VISIBLE_DEVICES, "all").containsEntry("NVIDIA_DRIVER_CAPABILITIES", "compute,utility");
+            assertThat(c.getReadinessProbe().getExec().getCommand()).last().asString().contains(Names.RUN_DIR + "/" + colour + "/ready");
+            assertThat(c.getLivenessProbe()).as("a liveness restart would kill every MPS client").isNull();
+            assertThat(pod.getRuntimeClassName()).isNull();
+        }
+    }
+
+    @Test
+    void mpsControl_nonDefault_hostIpcAndPerColourTag() {
+        PodSpec blue = other.one(DaemonSet.class, FULL + "-mps-control-blue").getSpec().getTemplate().getSpec();
+        PodSpec green = other.one(DaemonSet.class, FULL + "-mps-control-green").getSpec().getTemplate().getSpec();
+        assertThat(blue.getHostIPC()).isTrue();
+        assertThat(green.getHostIPC()).isTrue();
+        assertThat(blue.getContainers().getFirst().getImage()).endsWith(":0.1.0");
+        assertThat(green.getContainers().getFirst().getImage()).endsWith(":0.2.0");
+        assertThat(green.getRuntimeClassName()).isEqualTo("nvidia");
+    }
+
+    @Test
+    void devicePlugin_rollingLeastPrivilege_kubeletSockets() {
+        DaemonSet ds = defaults.one(DaemonSet.class, FULL + "-device-plugin");
+        PodSpec pod = ds.getSpec().getTemplate().getSpec();
+        assertThat(ds.getSpec().getUpdateStrategy().getType()).isEqualTo("RollingUpdate");
+        assertThat(pod.getHostPID()).isTrue();
+        assertThat(pod.getHostIPC()).isNull();
+        assertThat(pod.getHostNetwork()).isNull();
+        assertThat(hostPaths(pod)).containsExactlyInAnyOrder(Names.DEVICE_PLUGIN_DIR, "/var/lib/kubelet/pod-resources", Names.RUN_DIR);
+        assertThat(Names.POD_RESOURCES_SOCKET).startsWith("/var/lib/kubelet/pod-resources/");
+        Container c = Rendered.container(pod, "device-plugin");
+        assertThat(c.getSecurityContext().getPrivileged()).isFalse();
+        assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("KILL");
+        assertThat(pod.getNodeSelector()).containsEntry(Names.NODE_LABEL_SCHEDULE, Names.NODE_LABEL_SCHEDULE_MPS);
+        assertThat(pod.getServiceAccountName()).isEqualTo(FULL + "-device-plugin");
+    }
+
+    @Test
+    void scheduler_bundled_kubeSchedulerWithExtenderConfig() {
+        Deployment d = defaults.one(Deployment.class, FULL + "-scheduler");
+        PodSpec pod = d.getSpec().getTemplate().getSpec();
+        assertThat(pod.getContainers()).extracting(Container::getName).containsExactly("kube-scheduler", "extender");
+        assertThat(Rendered.container(pod, "extender").getArgs()).contains("scheduler-extender", "--port=" + Names.EXTENDER_PORT);
+        assertThat(Rendered.container(pod, "kube-scheduler").getCommand()).contains("--config=/etc/mpshare/scheduler-config.yaml");
+
+        Map<String, Object> cfg = yaml(defaults.one(ConfigMap.class, FULL + "-scheduler-config").getData().get("scheduler-config.yaml"));
+        assertThat(cfg).containsEntry("apiVersion", "kubescheduler.config.k8s.io/v1").containsEntry("kind", "KubeSchedulerConfiguration");
+        assertThat(map(cfg.get("leaderElection"))).containsEntry("leaderElect", true);
+        assertThat(map(list(cfg.get("profiles")).getFirst())).containsEntry("schedulerName", Names.SCHEDULER_NAME);
+        Map<String, Object> ext = map(list(cfg.get("extenders")).getFirst());
+        assertThat(ext).containsEntry("urlPrefix", "http://127.0.0.1:" + Names.EXTENDER_PORT + Names.EXTENDER_PREFIX)
+                .containsEntry("filterVerb", "filter").containsEntry("prioritizeVerb", "prioritize").containsEntry("bindVerb", "bind")
+                .containsEntry("nodeCacheCapable", true);
+        assertThat(list(ext.get("managedResources"))).containsExactly(
+                Map.of("name", Names.RESOURCE_GPU_MEM, "ignoredByScheduler", false),
+                Map.of("name", Names.RESOURCE_GPU_CORE, "ignoredByScheduler", false));
+
+        assertThat(defaults.all(ClusterRoleBinding.class)).extracting(b -> b.getRoleRef().getName())
+                .contains("system:kube-scheduler", "system:volume-scheduler", FULL + "-scheduler-extender");
+        assertThat(defaults.has("Role", FULL + "-scheduler-leader-election")).isTrue();
+        assertThat(defaults.has("RoleBinding", FULL + "-scheduler-auth-reader")).isTrue();
+    }
+
+    @Test
+    void scheduler_extenderMode_noKubeSchedulerButAService() {
+        PodSpec pod = other.one(Deployment.class, FULL + "-scheduler").getSpec().getTemplate().getSpec();
+        assertThat(pod.getContainers()).extracting(Container::getName).containsExactly("extender");
+        assertThat(other.one(Deployment.class, FULL + "-scheduler").getSpec().getReplicas()).isEqualTo(1);
+        assertThat(other.has("ConfigMap", FULL + "-scheduler-config")).isFalse();
+        Service svc = other.one(Service.class, FULL + "-scheduler-extender");
+        assertThat(svc.getSpec().getPorts().getFirst().getPort()).isEqualTo(Names.EXTENDER_PORT);
+    }
+
+    @Test
+    void webhook_selfSigned_failClosedScopedAndSteering() {
+        Deployment d = defaults.one(Deployment.class, FULL + "-webhook");
+        Container c = Rendered.container(d.getSpec().getTemplate().getSpec(), "webhook");
+        assertThat(c.getArgs()).contains("webhook", "--service=" + FULL + "-webhook", "--namespace=" + Rendered.NAMESPACE,
+                "--scheduler-name=" + Names.SCHEDULER_NAME, "--validating-webhook-configuration=" + FULL + "-webhook",
+                "--mutating-webhook-configuration=" + FULL + "-webhook", "--tls-secret=" + FULL + "-webhook-tls");
+        assertThat(defaults.one(Service.class, FULL + "-webhook").getSpec().getPorts().getFirst().getPort()).isEqualTo(443);
+        ValidatingWebhook v = defaults.one(ValidatingWebhookConfiguration.class, FULL + "-webhook").getWebhooks().getFirst();
+        assertThat(v.getFailurePolicy()).isEqualTo("Fail");
+        assertThat(v.getSideEffects()).isEqualTo("None");
+        assertThat(v.getClientConfig().getService().getPath()).isEqualTo("/validate");
+        assertThat(v.getClientConfig().getService().getName()).isEqualTo(FULL + "-webhook");
+        assertThat(v.getRules().getFirst().getResources()).containsExactly("pods");
+        assertThat(v.getNamespaceSelector().getMatchExpressions().getFirst().getValues()).containsExactly("kube-system", Rendered.NAMESPACE);
+        var m = defaults.one(MutatingWebhookConfiguration.class, FULL + "-webhook").getWebhooks().getFirst();
+        assertThat(m.getClientConfig().getService().getPath()).isEqualTo("/mutate");
+        assertThat(m.getReinvocationPolicy()).isEqualTo("Never");
+        assertThat(defaults.has("PodDisruptionBudget", FULL + "-webhook")).isTrue();
+    }
+
+    @Test
+    void webhook_secretMode_mountsItAndDoesNotMutateForTheDefaultScheduler() {
+        Deployment d = other.one(Deployment.class, FULL + "-webhook");
+        PodSpec pod = d.getSpec().getTemplate().getSpec();
+        assertThat(Rendered.container(pod, "webhook").getArgs()).contains("--tls-cert-file=/tls/tls.crt", "--tls-key-file=/tls/tls.key")
+                .noneMatch(a -> a.startsWith("--scheduler-name"));
+        assertThat(pod.getVolumes()).extracting(Volume::getSecret).filteredOn(s -> s != null)
+                .extracting(s -> s.getSecretName()).containsExactly("mpshare-webhook-cert");
+        assertThat(other.all(MutatingWebhookConfiguration.class)).isEmpty();
+        assertThat(other.one(ValidatingWebhookConfiguration.class, FULL + "-webhook").getWebhooks().getFirst().getFailurePolicy()).isEqualTo("Ignore");
+        assertThat(other.has("Role", FULL + "-webhook-tls")).isFalse();
+    }
+
+    @Test
+    void everyContainer_hasResourcesAndProbes() {
+        for (Rendered r : List.of(defaults, other)) {
+            r.podSpecs().forEach(e -> {
+                for (Container c : e.getValue().getContainers()) {
+                    String where = e.getKey() + "/" + c.getName();
+                    assertThat(c.getResources().getRequests()).as(where).containsKeys("cpu", "memory");
+                    assertThat(c.getResources().getLimits()).as(where).containsKey("memory");
+                    assertThat(c.getReadinessProbe()).as(where).isNotNull();
+                    if (!c.getName().equals("mps-control")) assertThat(c.getLivenessProbe()).as(where).isNotNull();
+                    assertThat(c.getSecurityContext().getSeccompProfile().getType()).as(where).isEqualTo("RuntimeDefault");
+                }
+            });
+        }
+    }
+
+    @Test
+    void monitoring_offByDefault_onWhenAsked() {
+        assertThat(defaults.names()).noneMatch(n -> n.startsWith("ServiceMonitor/") || n.endsWith("-dashboard"));
+        assertThat(other.has("ServiceMonitor", FULL)).isTrue();
+        String dashboard = other.one(ConfigMap.class, FULL + "-dashboard").getData().get("mpshare.json");
+        Map<String, Object> json = yaml(dashboard);
+        assertThat(json).containsEntry("uid", "mpshare-overview");
+        assertThat(list(json.get("panels"))).hasSizeGreaterThan(5);
+    }
+
+    @Test
+    void schema_rejectsUnknownMode() {
+        assertThatThrownBy(() -> Rendered.of(Map.of("scheduler.mode", "bogus"))).hasMessageContaining("scheduler.mode");
+    }
+
+    private static List<String> hostPaths(PodSpec pod) {
+        return pod.getVolumes().stream().filter(v -> v.getHostPath() != null).map(v -> v.getHostPath().getPath()).toList();
+    }
+
+    private static Map<String, String> env(Container c) {
+        return c.getEnv().stream().filter(e -> e.getValue() != null).collect(java.util.stream.Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> yaml(String text) { return new KubernetesSerialization().unmarshal(text, Map.class); }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object o) { return (Map<String, Object>) o; }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> list(Object o) { return (List<Object>) o; }
+}
