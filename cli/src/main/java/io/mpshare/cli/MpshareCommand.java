@@ -16,6 +16,7 @@ import picocli.CommandLine.Spec;
                 // subcommands: keep one per line, alphabetical
                 InspectCommand.class,
                 SchedulerExtenderCommand.class,
+                MpsControlCommand.class,
                 SimulateCommand.class,
                 WebhookCommand.class,
         })

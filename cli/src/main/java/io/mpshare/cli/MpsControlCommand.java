@@ -1,0 +1,135 @@
+package io.mpshare.cli;
+
+import io.mpshare.mps.Backoff;
+import io.mpshare.mps.Colour;
+import io.mpshare.mps.MpsBinary;
+import io.mpshare.mps.MpsException;
+import io.mpshare.mps.MpsSupervisor;
+import io.mpshare.mps.MpsSupervisor.StopResult;
+import io.mpshare.mps.ProcessMpsControl;
+import io.mpshare.mps.SupervisorConfig;
+import io.mpshare.mps.SupervisorHttp;
+import io.mpshare.mps.SupervisorMetrics;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * {@code mpshare mps-control}: supervises {@code nvidia-cuda-mps-control -f} for one colour on this node.
+ * Deliberately small (no Kubernetes client): if this process dies, every MPS client on the node dies.
+ */
+@Command(name = "mps-control", mixinStandardHelpOptions = true,
+        description = "Runs and supervises the MPS control daemon (one colour: blue or green), applies per-GPU ceilings, serves /status and /metrics.")
+public final class MpsControlCommand implements Callable<Integer> {
+    private static final Logger LOG = Logger.getLogger(MpsControlCommand.class.getName());
+
+    @Option(names = "--colour", defaultValue = "blue", description = "daemon generation: blue or green (default ${DEFAULT-VALUE})") String colour;
+    @Option(names = "--run-dir", defaultValue = "/run/mpshare", description = "host folder for <colour>/pipe, <colour>/log, ready, status.json (default ${DEFAULT-VALUE})") Path runDir;
+    @Option(names = "--mps-control-binary", description = "path of nvidia-cuda-mps-control (default: PATH, /usr/local/nvidia/bin, /usr/bin)") Path binary;
+    @Option(names = "--visible-devices", defaultValue = "", description = "CUDA_VISIBLE_DEVICES for the daemon: the node's shared GPUs (default: all)") String visibleDevices;
+    @Option(names = "--default-active-thread-percentage", description = "set_default_active_thread_percentage after each start (1-100)") Integer threads;
+    @Option(names = "--ceiling", description = "per-GPU server ceiling DEVICE=SIZE, e.g. 0=8192 (MiB) or 0=8G; repeatable") List<String> ceilings = List.of();
+    @Option(names = "--status-host", defaultValue = "127.0.0.1", description = "address of /status and /metrics (default ${DEFAULT-VALUE})") String statusHost;
+    @Option(names = "--status-port", defaultValue = "-1", description = "port of /status and /metrics; -1: the colour's (blue 39997, green 39998); 0: off") int statusPort;
+    @Option(names = "--command-timeout-seconds", defaultValue = "10", description = "timeout of one control command (default ${DEFAULT-VALUE})") int commandTimeout;
+    @Option(names = "--backoff-max-seconds", defaultValue = "60", description = "longest wait between restarts (default ${DEFAULT-VALUE})") int backoffMax;
+    @Option(names = "--force-quit", description = "on SIGTERM, quit the daemon even while clients are connected (they fail)") boolean forceQuit;
+    @Option(names = "--drain-wait-seconds", defaultValue = "20", description = "on SIGTERM, how long to wait for connected clients to leave before giving up (default ${DEFAULT-VALUE})") int drainWait;
+
+    @Override public Integer call() throws Exception {
+        Colour c = Colour.parse(colour);
+        Path bin;
+        try {
+            bin = MpsBinary.locate(Optional.ofNullable(binary));
+        } catch (MpsException e) {
+            System.err.println("mpshare mps-control: " + e.getMessage());
+            return 1;
+        }
+        SupervisorConfig config = SupervisorConfig.defaults(c, runDir).withVisibleDevices(visibleDevices)
+                .withThreadPercentage(threads == null ? OptionalInt.empty() : OptionalInt.of(threads))
+                .withCeilings(parseCeilings(ceilings))
+                .withBackoff(new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(Math.max(1, backoffMax))), Duration.ofMinutes(5));
+        ProcessMpsControl control = new ProcessMpsControl(new ProcessMpsControl.Config(bin, config.pipeDir(), config.logDir(), Duration.ofSeconds(commandTimeout)));
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("mps-supervisor").daemon().factory());
+        SupervisorMetrics metrics = new SupervisorMetrics(c);
+        MpsSupervisor supervisor = new MpsSupervisor(config, ProcessMpsControl.foregroundLauncher(bin), control, executor, InstantSource.system(), metrics);
+        int port = statusPort < 0 ? c.statusPort() : statusPort;
+        SupervisorHttp http = port == 0 ? null : new SupervisorHttp(supervisor, metrics, new InetSocketAddress(statusHost, port));
+        CountDownLatch done = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            shutdown(supervisor);
+            if (http != null) http.close();
+            executor.shutdownNow();
+            done.countDown();
+        }, "mps-control-shutdown"));
+        if (http != null) http.start();
+        supervisor.start();
+        LOG.info("mps-control " + c.id() + ": pipe " + config.pipeDir() + ", binary " + bin
+                + (http == null ? ", no status endpoint" : ", status on http://" + statusHost + ":" + http.port() + "/status"));
+        done.await();
+        return 0;
+    }
+
+    /** SIGTERM: quit unless clients are connected; then wait up to --drain-wait-seconds for them, and name them if they stay. */
+    private void shutdown(MpsSupervisor supervisor) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(drainWait);
+        try {
+            while (true) {
+                StopResult r = supervisor.stop(forceQuit).get(30, TimeUnit.SECONDS);
+                if (r instanceof StopResult.Stopped s) {
+                    say("MPS control daemon stopped (exit " + s.exitCode() + ")");
+                    return;
+                }
+                List<Long> clients = ((StopResult.Refused) r).clients();
+                if (System.nanoTime() > deadline) {
+                    java.nio.file.Files.deleteIfExists(Colour.parse(colour).readyMarker(runDir)); // no new clients on a daemon about to end
+                    say("shutting down without quitting the MPS control daemon: clients still connected, PIDs " + clients
+                            + ". Stopping this container ends the daemon and these clients; drain them, or use --force-quit.");
+                    return;
+                }
+                say("not quitting the MPS control daemon yet: clients connected, PIDs " + clients + "; waiting for them to leave");
+                Thread.sleep(1000); // shutdown path only: waiting for clients to leave
+            }
+        } catch (Exception e) {
+            say("shutdown of the MPS control daemon failed: " + e);
+        }
+    }
+
+    /** java.util.logging is reset by its own shutdown hook, so the shutdown path writes to stderr itself. */
+    private static void say(String message) {
+        System.err.println("mpshare mps-control: " + message);
+    }
+
+    static Map<Integer, Long> parseCeilings(List<String> specs) {
+        Map<Integer, Long> out = new LinkedHashMap<>();
+        for (String spec : specs) {
+            String[] kv = spec.split("=", 2);
+            if (kv.length != 2) throw new IllegalArgumentException("--ceiling " + spec + ": write DEVICE=SIZE, e.g. 0=8192 or 0=8G");
+            try {
+                String v = kv[1].strip().toUpperCase(Locale.ROOT);
+                long mib = v.endsWith("G") ? Long.parseLong(v.substring(0, v.length() - 1)) * 1024
+                        : Long.parseLong(v.endsWith("M") ? v.substring(0, v.length() - 1) : v);
+                out.put(Integer.parseInt(kv[0].strip()), mib);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--ceiling " + spec + ": write DEVICE=SIZE, e.g. 0=8192 or 0=8G");
+            }
+        }
+        return out;
+    }
+}
