@@ -15,8 +15,8 @@ import picocli.CommandLine.Spec;
         subcommands = {
                 // subcommands: keep one per line, alphabetical
                 InspectCommand.class,
-                SchedulerExtenderCommand.class,
                 MpsControlCommand.class,
+                SchedulerExtenderCommand.class,
                 SimulateCommand.class,
                 WebhookCommand.class,
         })
