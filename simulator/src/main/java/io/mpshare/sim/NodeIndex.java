@@ -166,6 +166,12 @@ final class NodeIndex {
         return bestNode;
     }
 
+    /** True when one of nodes 0..limit-1 can take the demand now. */
+    boolean anyFits(GpuDemand d, int limit) {
+        for (int n = 0; n < Math.min(limit, count); n++) if (policy.evaluate(states[n], d) instanceof Evaluation.Fits) return true;
+        return false;
+    }
+
     private int exhaustive(GpuDemand d) {
         int bestNode = -1;
         long bestScore = Long.MIN_VALUE;

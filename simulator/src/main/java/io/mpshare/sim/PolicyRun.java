@@ -58,8 +58,12 @@ final class PolicyRun {
     private final GpuDemand[] demand;
     private final String[] rejectReason;
     private final int[] podNode;
+    private final PodKey[] keys;
+    /** Fixed run: nodes 0..touched-1 have been used; while elasticEquivalent, the elastic run would decide exactly the same. */
+    private int touched;
+    private boolean elasticEquivalent = true;
     private final long[] waits;
-    private int placed, rejected;
+    private int placed, rejected, placeable;
     private final TreeMap<String, Integer> rejectReasons = new TreeMap<>();
     private final LinkedList<Integer> queue = new LinkedList<>();
     private long minChargeMib = Long.MAX_VALUE;
@@ -99,6 +103,7 @@ final class PolicyRun {
         this.demand = new GpuDemand[n];
         this.rejectReason = new String[n];
         this.podNode = new int[n];
+        this.keys = new PodKey[n];
         this.waits = new long[n];
         this.stepMs = Math.max(60_000, (scenario.workload().lastArrivalMs() + 239) / 240);
         resolveDemands();
@@ -113,6 +118,7 @@ final class PolicyRun {
             Object r = cache.computeIfAbsent(key, k -> resolve(resolver, empty, p));
             if (r instanceof GpuDemand d) {
                 demand[p.id()] = d;
+                placeable++;
                 minChargeMib = Math.min(minChargeMib, d.chargeMib());
                 minCore = Math.min(minCore, d.chargeCore());
             } else {
@@ -135,7 +141,7 @@ final class PolicyRun {
 
     RunResult run() {
         if (!elastic) for (int i = 0; i < scenario.cluster().nodes(); i++) addNode();
-        long total = 2L * pods.size(), done = 0, tick = Math.max(1, total / 100);
+        long total = pods.size() + (long) placeable, done = 0, tick = Math.max(1, total / 100);
         progress.update(runName, 0, total);
         while (!events.isEmpty()) {
             long t = events.peekTime();
@@ -144,7 +150,7 @@ final class PolicyRun {
             int pod = events.poll();
             if (departure) depart(pod); else arrive(pod);
             schedule();
-            if (++done % tick == 0) progress.update(runName, done, total);
+            if (++done % tick == 0) progress.update(runName, Math.min(done, total), total);
         }
         progress.update(runName, total, total);
         if (!queue.isEmpty()) throw new IllegalStateException(runName + ": " + queue.size() + " pods still queued after the last event");
@@ -173,9 +179,17 @@ final class PolicyRun {
         GpuDemand d = demand[pod];
         int node = index.select(d);
         if (node < 0) {
-            if (!elastic) return false;
+            if (!elastic) {
+                elasticEquivalent = false;
+                return false;
+            }
             node = addNode();
             if (index.select(d) != node) throw new IllegalStateException(runName + ": pod " + pod + " does not fit a fresh node");
+        }
+        if (!elastic && elasticEquivalent && node >= touched) {
+            // a never-used node: the elastic run would make the same move only if it is the next one and no used node fits
+            elasticEquivalent = node == touched && !index.anyFits(d, touched);
+            touched = Math.max(touched, node + 1);
         }
         AssumeResult r = engine.assume(key(pod), "", index.name(node), d);
         if (!(r instanceof AssumeResult.Assumed a))
@@ -192,7 +206,10 @@ final class PolicyRun {
         account(podNode[pod], a, -1);
     }
 
-    private static PodKey key(int pod) { return new PodKey("sim", "pod-" + pod); }
+    private PodKey key(int pod) {
+        PodKey k = keys[pod];
+        return k != null ? k : (keys[pod] = new PodKey("sim", "pod-" + pod));
+    }
 
     private int addNode() {
         int node = index.addNode();
@@ -254,7 +271,8 @@ final class PolicyRun {
         long[] w = Arrays.copyOf(waits, placed);
         Arrays.sort(w);
         double span = Math.max(1, lastT - Math.max(0, firstT));
-        return new RunResult(model.id(), model.label(), elastic, index.size(), gpn, pods.size(), placed, rejected,
+        return new RunResult(model.id(), model.label(), elastic, elastic ? index.size() : scenario.cluster().nodes(),
+                elastic ? index.size() : touched, !elastic && elasticEquivalent, gpn, pods.size(), placed, rejected,
                 java.util.Collections.unmodifiableMap(rejectReasons), peakInUse, inUseInt / span,
                 capInt == 0 ? 0 : requestedInt / capInt, capInt == 0 ? 0 : reserveInt / capInt,
                 capInt == 0 ? 0 : strandedInt / capInt, strandedInt / span, w, Math.max(0, lastT),

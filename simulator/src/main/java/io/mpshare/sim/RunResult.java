@@ -7,6 +7,9 @@ import java.util.Map;
  *
  * @param elastic           true for the run that adds nodes whenever a pod fits nowhere (no pod waits)
  * @param nodes             nodes of the cluster at the end (for an elastic run: how many it grew to)
+ * @param nodesUsed         nodes that held a pod at some time (the elastic run: all of them)
+ * @param elasticEquivalent a fixed run in which no pod waited and nodes were opened exactly as the elastic run
+ *                          would open them: the elastic run would repeat every decision, so it need not run
  * @param placed            pods that ran
  * @param rejected          pods that can never run on this cluster's nodes (or are invalid); see {@code rejectReasons}
  * @param peakGpusInUse     most GPUs with at least one pod at any moment
@@ -18,12 +21,19 @@ import java.util.Map;
  * @param waitsMs           each placed pod's pending time (placement - arrival), sorted ascending
  * @param endMs             time of the last event
  */
-public record RunResult(String modelId, String label, boolean elastic, int nodes, int gpusPerNode,
+public record RunResult(String modelId, String label, boolean elastic, int nodes, int nodesUsed, boolean elasticEquivalent, int gpusPerNode,
                         int pods, int placed, int rejected, Map<String, Integer> rejectReasons,
                         int peakGpusInUse, double meanGpusInUse, double memUtilisation, double reserveShare,
                         double strandedShare, double meanStrandedMib, long[] waitsMs, long endMs, Series series) {
 
     public int gpus() { return nodes * gpusPerNode; }
+
+    /** This fixed run standing for the elastic run it is equivalent to: the cluster is the nodes it used. */
+    public RunResult asElastic() {
+        if (!elasticEquivalent) throw new IllegalStateException(label + ": this run is not equivalent to an elastic one");
+        return new RunResult(modelId, label, true, nodesUsed, nodesUsed, false, gpusPerNode, pods, placed, rejected, rejectReasons,
+                peakGpusInUse, meanGpusInUse, memUtilisation, reserveShare, strandedShare, meanStrandedMib, waitsMs, endMs, series);
+    }
 
     /** Pods that waited at all. */
     public int waited() {

@@ -94,6 +94,29 @@ class SimulationTest {
     }
 
     @Test
+    void run_fixedRunStandsForElastic_onlyWhenTheElasticRunDecidesTheSame() {
+        var sc = new Scenario(SMALL, mix(21, 1200), 16);
+        var reused = Simulation.run(sc, Models.of(Models.IDS, 512, 8), Progress.NONE, 2, true);
+        var full = Simulation.run(sc, Models.of(Models.IDS, 512, 8), Progress.NONE, 2, false);
+        int shortcuts = 0;
+        for (int i = 0; i < full.models().size(); i++) {
+            RunResult f = full.models().get(i).fixed();
+            RunResult e = full.models().get(i).elastic();
+            assertThat(reused.models().get(i).gpusNeeded()).as(f.label()).isEqualTo(e.peakGpusInUse());
+            if (f.elasticEquivalent()) {
+                shortcuts++;
+                assertThat(f.waited()).isZero();
+                assertThat(f.nodesUsed()).as(f.label()).isEqualTo(e.nodes());
+                assertThat(f.series().gpusInUse()).isEqualTo(e.series().gpusInUse());
+                assertThat(f.memUtilisation()).isEqualTo(e.memUtilisation());
+            }
+        }
+        assertThat(full.model("binpack").fixed().elasticEquivalent()).isTrue();
+        assertThat(full.model("spread").fixed().elasticEquivalent()).isFalse();
+        assertThat(shortcuts).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
     void run_utilisationAndStranded_withinBounds() {
         var r = run(new Scenario(SMALL, mix(8, 800), 16), 2);
         for (var m : r.models()) {

@@ -22,9 +22,10 @@ public record SliceModel(SlicePolicy policy, long reserveMib) implements Sharing
 
     /** The most memory a node could hand out in free slices on one GPU. */
     @Override public long nodeKey(NodeState s) {
+        int[] used = policy.usedSlices(s);
         long best = 0;
         for (int i = 0; i < s.gpuCount(); i++)
-            if (s.usable(i)) best = Math.max(best, policy.freeSlices(s, i) * policy.sliceMib(s.totalMib(i)));
+            if (s.usable(i)) best = Math.max(best, Math.max(0, policy.slicesPerGpu() - used[i]) * policy.sliceMib(s.totalMib(i)));
         return best;
     }
 

@@ -41,8 +41,28 @@ public final class SlicePolicy implements PlacementPolicy {
         return (int) Math.min(Integer.MAX_VALUE, Math.max(1, Math.max(bySize, byCore)));
     }
 
-    /** Slices handed out on each GPU (by position) of the node. */
+    /** Per thread, the last two snapshots asked about (evaluate, then assume and refresh ask about the same ones). */
+    private static final class Memo {
+        NodeState a, b;
+        int[] usedA, usedB;
+    }
+
+    private final ThreadLocal<Memo> memo = ThreadLocal.withInitial(Memo::new);
+
+    /** Slices handed out on each GPU (by position) of the node; the array is shared, do not change it. */
     public int[] usedSlices(NodeState s) {
+        Memo m = memo.get();
+        if (m.a == s) return m.usedA;
+        if (m.b == s) return m.usedB;
+        int[] used = count(s);
+        m.b = m.a;
+        m.usedB = m.usedA;
+        m.a = s;
+        m.usedA = used;
+        return used;
+    }
+
+    private int[] count(NodeState s) {
         int[] used = new int[s.gpuCount()];
         for (Allocation a : s.pods().values()) {
             for (int idx : a.gpuIndices()) {
@@ -54,14 +74,7 @@ public final class SlicePolicy implements PlacementPolicy {
     }
 
     /** Free slices of the GPU at {@code pos}. */
-    public int freeSlices(NodeState s, int pos) {
-        int used = 0;
-        int idx = s.gpuIndex(pos);
-        for (Allocation a : s.pods().values()) {
-            if (a.gpuIndices().contains(idx)) used += slicesFor(a.demand().chargeMib(), a.demand().chargeCore(), s.totalMib(pos));
-        }
-        return Math.max(0, k - used);
-    }
+    public int freeSlices(NodeState s, int pos) { return Math.max(0, k - usedSlices(s)[pos]); }
 
     @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
         int n = s.gpuCount();

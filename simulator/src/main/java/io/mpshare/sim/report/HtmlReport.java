@@ -14,8 +14,8 @@ import java.util.function.Function;
 /** The HTML report of {@code mpshare simulate}: headline, table, charts, and what the run was. */
 public final class HtmlReport {
     /** Pending-time buckets of the distribution chart: upper bounds in ms (exclusive), last one open. */
-    static final long[] BUCKET_MS = {1, 60_000, 600_000, 3_600_000, 4 * 3_600_000L, Long.MAX_VALUE};
-    static final List<String> BUCKETS = List.of("none", "< 1 min", "1-10 min", "10-60 min", "1-4 h", "> 4 h");
+    static final long[] BUCKET_MS = {60_000, 600_000, 3_600_000, 4 * 3_600_000L, Long.MAX_VALUE};
+    static final List<String> BUCKETS = List.of("< 1 min", "1-10 min", "10-60 min", "1-4 h", "> 4 h");
     private static final int MAX_POINTS = 1_200;
 
     private HtmlReport() {}
@@ -54,9 +54,15 @@ public final class HtmlReport {
                 "Free memory on GPUs in use that the policy cannot give to even the smallest pod of the workload.");
 
         h.h2("Pending time");
-        var dist = new BarChart("Pending time of placed pods", "share of placed pods", BUCKETS).percent();
-        for (var m : r.models()) dist.series(m.model().label(), distribution(m.fixed()));
-        h.figure(dist.grouped(), "How long pods waited between arrival and placement; \"none\" means placed on arrival.");
+        var dist = new BarChart("Pods that waited, by pending time", "share of placed pods", BUCKETS).percent();
+        List<String> onArrival = new ArrayList<>();
+        for (var m : r.models()) {
+            dist.series(m.model().label(), distribution(m.fixed()));
+            RunResult f = m.fixed();
+            onArrival.add(m.model().label() + " " + Fmt.percent(f.placed() == 0 ? 1 : 1 - (double) f.waited() / f.placed()));
+        }
+        h.figure(dist.grouped(), "How long pods waited between arrival and placement, as a share of all placed pods. Placed on arrival: "
+                + String.join(", ", onArrival) + ".");
 
         h.h2("Policies compared");
         List<String[]> models = new ArrayList<>();
@@ -78,6 +84,7 @@ public final class HtmlReport {
     static double[] distribution(RunResult f) {
         double[] out = new double[BUCKET_MS.length];
         for (long w : f.waitsMs()) {
+            if (w == 0) continue;
             int b = 0;
             while (w >= BUCKET_MS[b]) b++;
             out[b]++;

@@ -39,7 +39,8 @@ public final class BarChart {
 
     /** Categories along x, one bar per series in each group. */
     public String grouped() {
-        int left = 64, right = 16, top = 40, bottom = 44;
+        int left = 64, right = 16, bottom = 44;
+        int top = LineChart.legendBelowTitle(title, left, width - right, series.stream().map(Bars::name).toList()) ? 56 : 40;
         double pw = width - left - right, ph = height - top - bottom;
         double max = 0;
         for (Bars s : series) for (double v : s.values) max = Math.max(max, v);
@@ -71,7 +72,7 @@ public final class BarChart {
         }
         b.append("<line x1=\"").append(left).append("\" x2=\"").append(Svg.n(left + pw)).append("\" y1=\"").append(Svg.n(top + ph))
                 .append("\" y2=\"").append(Svg.n(top + ph)).append("\" stroke=\"#999\"/>");
-        LineChart.legend(b, width - right, series.stream().map(s -> new String[]{s.name, s.color}).toList());
+        LineChart.legend(b, width - right, top > 40 ? 30 : 9, series.stream().map(s -> new String[]{s.name, s.color}).toList());
         return b.append("</svg>").toString();
     }
 

@@ -53,7 +53,8 @@ public final class LineChart {
     public LineChart percent() { percent = true; return this; }
 
     public String render() {
-        int left = 64, right = 16, top = 40, bottom = 44;
+        int left = 64, right = 16, bottom = 44;
+        int top = legendBelowTitle(title, left, width - right, lines.stream().map(Line::name).toList()) ? 56 : 40;
         double pw = width - left - right, ph = height - top - bottom;
         double x0 = Double.MAX_VALUE, x1 = -Double.MAX_VALUE, y1 = -Double.MAX_VALUE;
         for (Line l : lines) for (int i = 0; i < l.x.length; i++) { x0 = Math.min(x0, l.x[i]); x1 = Math.max(x1, l.x[i]); y1 = Math.max(y1, l.y[i]); }
@@ -109,18 +110,30 @@ public final class LineChart {
             b.append("<path d=\"").append(d).append("\" fill=\"none\" stroke=\"").append(l.color)
                     .append("\" stroke-width=\"1.8\" stroke-linejoin=\"round\"><title>").append(Svg.esc(l.name)).append("</title></path>");
         }
-        legend(b, width - right, lines.stream().map(l -> new String[]{l.name, l.color}).toList());
+        legend(b, width - right, top > 40 ? 30 : 9, lines.stream().map(l -> new String[]{l.name, l.color}).toList());
         return b.append("</svg>").toString();
     }
 
-    /** A legend right-aligned at {@code xRight}, on the title's line. */
-    static void legend(StringBuilder b, int xRight, List<String[]> entries) {
+    private static double legendWidth(List<String> names) {
+        double w = 0;
+        for (String n : names) w += n.length() * 6.6 + 26;
+        return w;
+    }
+
+    /** True when title and legend do not fit on one line, so the legend takes a row of its own. */
+    static boolean legendBelowTitle(String title, int left, int xRight, List<String> names) {
+        return left + title.length() * 8.5 + 16 + legendWidth(names) > xRight;
+    }
+
+    /** A legend right-aligned at {@code xRight}, its boxes' top at {@code y}. */
+    static void legend(StringBuilder b, int xRight, int y, List<String[]> entries) {
         double x = xRight;
         for (int i = entries.size() - 1; i >= 0; i--) {
             String name = entries.get(i)[0];
             x -= name.length() * 6.6 + 26;
-            b.append("<rect x=\"").append(Svg.n(x)).append("\" y=\"9\" width=\"12\" height=\"12\" rx=\"2\" fill=\"").append(entries.get(i)[1]).append("\"/>");
-            b.append("<text x=\"").append(Svg.n(x + 16)).append("\" y=\"19\" fill=\"#333\">").append(Svg.esc(name)).append("</text>");
+            b.append("<rect x=\"").append(Svg.n(x)).append("\" y=\"").append(y).append("\" width=\"12\" height=\"12\" rx=\"2\" fill=\"")
+                    .append(entries.get(i)[1]).append("\"/>");
+            b.append("<text x=\"").append(Svg.n(x + 16)).append("\" y=\"").append(y + 10).append("\" fill=\"#333\">").append(Svg.esc(name)).append("</text>");
         }
     }
 }
