@@ -30,6 +30,8 @@ public final class NodeState {
     private final Map<Long, Integer> uids;
     private final long maxFreeMib;
     private final long usableFreeMib;
+    /** Per position: (free MiB << 7) | free cores, or -1 when the GPU is unhealthy or over-booked. One array for the hot path. */
+    private final long[] fitKeys;
 
     /** Per-position facts of an inventory, shared by every snapshot over it: read on the hot path without boxing. */
     private record Layout(int[] index, long[] totalMib, boolean[] healthy) {
@@ -53,12 +55,16 @@ public final class NodeState {
         this.pods = pods;
         this.uids = uids;
         long max = Long.MIN_VALUE, sum = 0;
+        long[] keys = new long[allocMib.length];
         for (int i = 0; i < allocMib.length; i++) {
-            if (!layout.healthy[i]) continue;
-            long free = freeMib(i);
+            long free = layout.totalMib[i] - allocMib[i];
+            boolean healthy = layout.healthy[i];
+            keys[i] = healthy && free >= 0 && allocCore[i] <= 100 ? (free << 7) | (100 - allocCore[i]) : -1;
+            if (!healthy) continue;
             max = Math.max(max, free);
             sum += Math.max(0, free);
         }
+        this.fitKeys = keys;
         this.maxFreeMib = max;
         this.usableFreeMib = sum;
     }
@@ -123,7 +129,10 @@ public final class NodeState {
     public long totalMib(int pos) { return layout.totalMib[pos]; }
     public long allocatedMib(int pos) { return allocMib[pos]; }
     public int allocatedCore(int pos) { return allocCore[pos]; }
-    public long freeMib(int pos) { return layout.totalMib[pos] - allocMib[pos]; }
+    public long freeMib(int pos) {
+        long k = fitKeys[pos];
+        return k >= 0 ? k >>> 7 : layout.totalMib[pos] - allocMib[pos];
+    }
     public int freeCore(int pos) { return 100 - allocCore[pos]; }
     public boolean usable(int pos) { return layout.healthy[pos]; }
     /** Largest free memory on a healthy GPU, Long.MIN_VALUE when none is healthy. */
@@ -133,6 +142,26 @@ public final class NodeState {
     public Map<PodKey, Allocation> pods() { return pods; }
     /** Known Linux UIDs of the node's booked pods, with how many pods run as each. */
     public Map<Long, Integer> uids() { return uids; }
+
+    /**
+     * The one healthy GPU with room for {@code needMib} and {@code needCore}% that has the least free memory
+     * ({@code most = false}, best fit) or the most ({@code most = true}, worst fit); ties go to the lower
+     * position. Returns its position, or -1 when no GPU has room. Reads one array and allocates nothing:
+     * this is what filter and prioritize over thousands of nodes spend their time in.
+     */
+    public int pickOne(long needMib, int needCore, boolean most) {
+        long[] keys = fitKeys;
+        long best = 0;
+        int bestPos = -1;
+        for (int i = 0; i < keys.length; i++) {
+            long k = keys[i];
+            if (k < 0 || (k & 127) < needCore) continue;
+            long free = k >>> 7;
+            if (free < needMib) continue;
+            if (bestPos < 0 || (most ? free > best : free < best)) { best = free; bestPos = i; }
+        }
+        return bestPos;
+    }
 
     /** Position of the GPU with NVML index {@code index} in the arrays, -1 when the node has none. */
     public int position(int index) {

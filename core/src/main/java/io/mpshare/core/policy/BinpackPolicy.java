@@ -21,4 +21,8 @@ public final class BinpackPolicy implements PlacementPolicy {
     @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
         return Ranked.choose(s, d, uidRule, false);
     }
+
+    @Override public long score(NodeState s, GpuDemand d) {
+        return Ranked.score(s, d, uidRule, false);
+    }
 }

@@ -11,4 +11,16 @@ public interface PlacementPolicy {
     String name();
 
     Evaluation evaluate(NodeState node, GpuDemand demand);
+
+    /** What {@link #score} answers when the demand does not fit. */
+    long NO_FIT = Long.MIN_VALUE;
+
+    /**
+     * The score {@link #evaluate} would give when the demand fits, else {@link #NO_FIT}. Filter and
+     * prioritize call this over thousands of nodes; implementations answer it without building reasons
+     * or allocating, and must agree with {@code evaluate}.
+     */
+    default long score(NodeState node, GpuDemand demand) {
+        return evaluate(node, demand) instanceof Evaluation.Fits f ? f.score() : NO_FIT;
+    }
 }

@@ -10,6 +10,15 @@ final class Ranked {
     private static final ThreadLocal<int[]> SCRATCH = ThreadLocal.withInitial(() -> new int[64]);
 
     static Evaluation choose(NodeState s, GpuDemand d, boolean uidRule, boolean most) {
+        if (d.gpuCount() == 1) {
+            int p = s.pickOne(d.chargeMib(), d.chargeCore(), most);
+            if (p < 0) return Fitting.explain(s, d, Fitting.candidates(s, d, scratch(s.gpuCount())));
+            if (uidRule) {
+                String why = Fitting.uidConflict(s, d);
+                if (why != null) return new Evaluation.Unfit(why);
+            }
+            return new Evaluation.Fits(new int[]{p}, scoreOf(s, d, s.freeMib(p) - d.chargeMib(), most));
+        }
         int[] cand = scratch(s.gpuCount());
         int found = Fitting.candidates(s, d, cand);
         if (found < d.gpuCount()) return Fitting.explain(s, d, found);
@@ -33,11 +42,25 @@ final class Ranked {
         for (int i = 0; i < k; i++) chosen[i] = cand[i];
         if (k > 1) java.util.Arrays.sort(chosen);
         for (int p : chosen) leftover += s.freeMib(p) - d.chargeMib();
-        long nodeFreeAfterGib = (s.usableFreeMib() - (long) k * d.chargeMib()) >> 10;
-        // primary: leftover on the chosen GPUs; secondary: free memory (GiB, capped) left on the whole node
+        return new Evaluation.Fits(chosen, scoreOf(s, d, leftover, most));
+    }
+
+    /** {@link #choose}'s score without building an Evaluation; {@link PlacementPolicy#NO_FIT} when it would not fit. */
+    static long score(NodeState s, GpuDemand d, boolean uidRule, boolean most) {
+        if (d.gpuCount() == 1) {
+            if (s.maxFreeMib() < d.chargeMib()) return PlacementPolicy.NO_FIT;
+            int p = s.pickOne(d.chargeMib(), d.chargeCore(), most);
+            if (p < 0 || (uidRule && Fitting.uidConflict(s, d) != null)) return PlacementPolicy.NO_FIT;
+            return scoreOf(s, d, s.freeMib(p) - d.chargeMib(), most);
+        }
+        return choose(s, d, uidRule, most) instanceof Evaluation.Fits f ? f.score() : PlacementPolicy.NO_FIT;
+    }
+
+    /** Primary: memory left on the chosen GPUs; secondary: free memory (GiB, capped) left on the whole node. */
+    private static long scoreOf(NodeState s, GpuDemand d, long leftover, boolean most) {
+        long nodeFreeAfterGib = (s.usableFreeMib() - (long) d.gpuCount() * d.chargeMib()) >> 10;
         long secondary = Math.min(nodeFreeAfterGib, 4095);
-        long score = most ? leftover * 4096 + secondary : -(leftover * 4096 + secondary);
-        return new Evaluation.Fits(chosen, score);
+        return most ? leftover * 4096 + secondary : -(leftover * 4096 + secondary);
     }
 
     private static int[] scratch(int n) {

@@ -16,4 +16,8 @@ public final class SpreadPolicy implements PlacementPolicy {
     @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
         return Ranked.choose(s, d, uidRule, true);
     }
+
+    @Override public long score(NodeState s, GpuDemand d) {
+        return Ranked.score(s, d, uidRule, true);
+    }
 }

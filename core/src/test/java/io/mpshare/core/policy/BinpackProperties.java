@@ -71,6 +71,14 @@ class BinpackProperties {
         checkChoice(s, d, new SpreadPolicy().evaluate(s, d), true);
     }
 
+    @Property(tries = 300)
+    void score_agreesWithEvaluate(@ForAll("nodes") NodeState s, @ForAll("demands") GpuDemand d, @ForAll boolean spread) {
+        PlacementPolicy p = spread ? new SpreadPolicy() : new BinpackPolicy();
+        Evaluation e = p.evaluate(s, d);
+        long expected = e instanceof Evaluation.Fits f ? f.score() : PlacementPolicy.NO_FIT;
+        assertThat(p.score(s, d)).isEqualTo(expected);
+    }
+
     private static void checkChoice(NodeState s, GpuDemand d, Evaluation e, boolean loosest) {
         List<Integer> fitting = new ArrayList<>();
         for (int p = 0; p < s.gpuCount(); p++) if (fits(s, p, d)) fitting.add(p);
