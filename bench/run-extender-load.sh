@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Filter load against the scheduler extender and, in the same run, against a bare JDK HTTP server
+# that reads the same request and answers the same bytes (the floor). Results go to stdout as a
+# Markdown table; docs/benchmarks.md ("extender") records runs.
+# Arguments: [nodes=5000] [pods=40000] [clients=16] [warmup-s=10] [measure-s=20] [server-threads=4]
+# CPUS=0,1 pins the whole run (server and load generator) to those CPUs with taskset.
+# Needs the modules bench depends on installed (BUILD_DEPS=1 builds them first).
+set -euo pipefail
+root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
+. "$root/bin/jdk.sh"
+mpshare_find_jdk || exit 2
+mpshare_require_maven || exit 2
+cd "$root"
+if [ "${BUILD_DEPS:-0}" = 1 ]; then
+  mvn -B -ntp -q -pl bench -am install -DskipTests
+fi
+mvn -B -ntp -q -pl bench compile dependency:build-classpath -Dmdep.outputFile=target/extender-load.classpath >/dev/null
+cp="bench/target/classes:$(cat bench/target/extender-load.classpath)"
+pin=()
+if [ -n "${CPUS:-}" ]; then pin=(taskset -c "$CPUS"); fi
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+exec "${pin[@]}" "$JAVA_HOME/bin/java" -Xms2g -Xmx2g -Djava.util.logging.config.file=/dev/null \
+  -cp "$cp" io.mpshare.bench.extender.ExtenderLoad "$@"

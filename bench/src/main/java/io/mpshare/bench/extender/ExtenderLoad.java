@@ -1,0 +1,243 @@
+package io.mpshare.bench.extender;
+
+import com.sun.net.httpserver.HttpServer;
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.Names;
+import io.mpshare.core.ledger.AssumeResult;
+import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.model.DemandResolver;
+import io.mpshare.core.model.Gpu;
+import io.mpshare.core.model.GpuDemand;
+import io.mpshare.core.model.NodeInventory;
+import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.BinpackPolicy;
+import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.bind.Binder;
+import io.mpshare.scheduler.bind.PodApi;
+import io.mpshare.scheduler.http.ExtenderHttpServer;
+import io.mpshare.scheduler.http.Inspect;
+import io.mpshare.scheduler.metrics.ExtenderMetrics;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Filter load against the extender, and against the floor, in one run.
+ *
+ * <p>Cluster: {@code nodes} nodes × 8 H200 (143,771 MiB), {@code pods} pods booked in-process (1–16 GiB,
+ * a quarter with a core share, one in ten over two GPUs), spread at random. Request: the kube-scheduler
+ * {@code ExtenderArgs} of a realistic pod (init container, sidecar, env, volumes, tolerations, managed
+ * fields) with all node names. {@code clients} threads, each with its own keep-alive connection, send
+ * back to back for {@code warmup} then {@code measure} seconds; latency is recorded per request.
+ *
+ * <p>Floor: a bare {@code com.sun.net.httpserver} server with the same worker count that reads the same
+ * request body and answers the extender's reply bytes, precomputed: HTTP and I/O with no JSON and no
+ * placement. Usage: {@code ExtenderLoad [nodes] [pods] [clients] [warmupSeconds] [measureSeconds] [serverThreads]}.
+ */
+public final class ExtenderLoad {
+    public static void main(String[] args) throws Exception {
+        int nodes = arg(args, 0, 5_000), pods = arg(args, 1, 40_000), clients = arg(args, 2, 16);
+        int warmup = arg(args, 3, 10), measure = arg(args, 4, 20), threads = arg(args, 5, 4);
+        System.out.printf(Locale.ROOT, "cluster: %d nodes x 8 GPUs, %d pods; %d clients, %d server threads; %d s warm-up, %d s measured; JDK %s, %d CPUs%n",
+                nodes, pods, clients, threads, warmup, measure, Runtime.version(), Runtime.getRuntime().availableProcessors());
+        Ledger ledger = new Ledger(InstantSource.system(), Duration.ofMinutes(5));
+        List<String> names = preload(ledger, nodes, pods);
+        var verbs = new Verbs(new PlacementEngine(ledger, new BinpackPolicy()), new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB), MemoryUnit.GIB);
+        byte[] payload = payload(names);
+        var extender = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), threads, verbs, new Binder(ledger, verbs, new NoApi(), 1),
+                new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "bench");
+        extender.start();
+        String path = Names.EXTENDER_PREFIX + "/filter";
+        var addr = new InetSocketAddress("127.0.0.1", extender.port());
+        byte[] reply = once(addr, path, payload);
+        System.out.printf(Locale.ROOT, "request %d bytes, reply %d bytes: %s%n", payload.length, reply.length,
+                new String(reply, 0, Math.min(160, reply.length), StandardCharsets.UTF_8).replace('\n', ' ') + "...");
+        var floor = floorServer(threads, reply);
+        var floorAddr = new InetSocketAddress("127.0.0.1", floor.getAddress().getPort());
+
+        Result f1 = run("floor", floorAddr, "/floor", payload, clients, warmup, measure);
+        Result e = run("extender", addr, path, payload, clients, warmup, measure);
+        Result f2 = run("floor (again)", floorAddr, "/floor", payload, clients, warmup / 2, measure);
+        double floorRate = Math.max(f1.rate, f2.rate);
+        System.out.println();
+        System.out.println("| server | filters/s | p50 ms | p99 ms | p99.9 ms |");
+        System.out.println("|---|---|---|---|---|");
+        for (Result r : List.of(f1, e, f2)) System.out.println(r.row());
+        System.out.printf(Locale.ROOT, "%nextender / floor = %.2f (goal >= 0.5); extender %.0f filters/s (goal >= 3000), p99 %.2f ms (goal <= 5)%n",
+                e.rate / floorRate, e.rate, e.p99);
+        extender.close();
+        floor.stop(0);
+        System.exit(0);
+    }
+
+    record Result(String name, double rate, double p50, double p99, double p999) {
+        String row() { return String.format(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %.2f |", name, rate, p50, p99, p999); }
+    }
+
+    static Result run(String name, InetSocketAddress addr, String path, byte[] payload, int clients, int warmup, int measure) throws Exception {
+        long[][] lat = new long[clients][];
+        int[] count = new int[clients];
+        var start = new CountDownLatch(1);
+        var done = new CountDownLatch(clients);
+        long t0 = System.nanoTime();
+        long measureFrom = t0 + warmup * 1_000_000_000L, until = measureFrom + measure * 1_000_000_000L;
+        Thread[] ts = new Thread[clients];
+        Exception[] failure = new Exception[1];
+        for (int c = 0; c < clients; c++) {
+            int id = c;
+            ts[c] = Thread.ofPlatform().name("load-" + c).start(() -> {
+                long[] mine = new long[1 << 20];
+                int n = 0;
+                try (var client = new RawHttpClient(addr, path, payload)) {
+                    start.await();
+                    for (long now = System.nanoTime(); now < until; ) {
+                        client.call();
+                        long end = System.nanoTime();
+                        if (now >= measureFrom && n < mine.length) mine[n++] = end - now;
+                        now = end;
+                    }
+                } catch (Exception ex) {
+                    failure[0] = ex;
+                } finally {
+                    lat[id] = mine;
+                    count[id] = n;
+                    done.countDown();
+                }
+            });
+        }
+        start.countDown();
+        done.await();
+        if (failure[0] != null) throw failure[0];
+        int total = 0;
+        for (int n : count) total += n;
+        long[] all = new long[total];
+        int k = 0;
+        for (int c = 0; c < clients; c++) { System.arraycopy(lat[c], 0, all, k, count[c]); k += count[c]; }
+        Arrays.sort(all);
+        var r = new Result(name, total / (double) measure, pct(all, 0.50), pct(all, 0.99), pct(all, 0.999));
+        System.out.println(r.row());
+        return r;
+    }
+
+    static double pct(long[] sorted, double p) {
+        if (sorted.length == 0) return Double.NaN;
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)] / 1e6;
+    }
+
+    static byte[] once(InetSocketAddress addr, String path, byte[] payload) throws IOException {
+        var http = java.net.http.HttpClient.newHttpClient();
+        try {
+            var req = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + addr.getPort() + path))
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(payload)).build();
+            return http.send(req, java.net.http.HttpResponse.BodyHandlers.ofByteArray()).body();
+        } catch (InterruptedException e) {
+            throw new IOException(e);
+        }
+    }
+
+    /** The floor: read the request, answer the fixed bytes. Same JDK server, same worker count. */
+    static HttpServer floorServer(int threads, byte[] reply) throws IOException {
+        HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1024);
+        ExecutorService pool = Executors.newFixedThreadPool(threads, Thread.ofPlatform().daemon(true).factory());
+        s.setExecutor(pool);
+        s.createContext("/floor", ex -> {
+            byte[] buf = new byte[64 * 1024];
+            try (ex; InputStream in = ex.getRequestBody()) {
+                while (in.read(buf) >= 0) { /* drain */ }
+                ex.getResponseHeaders().set("Content-Type", "application/json");
+                ex.sendResponseHeaders(200, reply.length);
+                try (OutputStream out = ex.getResponseBody()) { out.write(reply); }
+            }
+        });
+        s.start();
+        return s;
+    }
+
+    static List<String> preload(Ledger ledger, int nodes, int pods) {
+        List<String> names = new ArrayList<>(nodes);
+        for (int n = 0; n < nodes; n++) {
+            String name = String.format(Locale.ROOT, "gpu-node-%05d", n);
+            names.add(name);
+            List<Gpu> gpus = new ArrayList<>();
+            for (int g = 0; g < 8; g++) gpus.add(new Gpu(g, "GPU-" + name + "-" + g, "NVIDIA H200", 143_771, true));
+            ledger.upsertNode(new NodeInventory(name, gpus));
+        }
+        var engine = new PlacementEngine(ledger, new BinpackPolicy());
+        Random rnd = new Random(7);
+        int placed = 0;
+        for (int p = 0; p < pods; p++) {
+            int count = p % 10 == 0 ? 2 : 1;
+            long mib = (1 + rnd.nextInt(16)) * 1024L * count;
+            int core = p % 4 == 0 ? 10 * count : 0;
+            var d = GpuDemand.simple(mib, core, count, Names.DEFAULT_CONTEXT_RESERVE_MIB);
+            for (int attempt = 0; attempt < 5; attempt++) {
+                if (engine.assume(PodKey.of("bench", "pod-" + p), "", names.get(rnd.nextInt(nodes)), d) instanceof AssumeResult.Assumed a) {
+                    ledger.confirmBound(a.allocation().pod(), a.allocation().node());
+                    placed++;
+                    break;
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "preloaded %d of %d pods; %d MiB booked of %d%n", placed, pods,
+                ledger.nodes().stream().mapToLong(s -> s.allocatedMib()).sum(), ledger.nodes().stream().mapToLong(s -> s.totalMib()).sum());
+        return names;
+    }
+
+    /** kube-scheduler's ExtenderArgs for a realistic training pod, with every node name. */
+    static byte[] payload(List<String> names) {
+        StringBuilder sb = new StringBuilder(POD.length() + names.size() * 20);
+        sb.append("{\"Pod\":").append(POD).append(",\"Nodes\":null,\"NodeNames\":[");
+        for (int i = 0; i < names.size(); i++) sb.append(i == 0 ? "\"" : ",\"").append(names.get(i)).append('"');
+        sb.append("]}");
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    static final String POD = """
+            {"metadata":{"name":"train-7f9c-0","generateName":"train-7f9c-","namespace":"ml-team","uid":"6f1c9a9e-2b0e-4d7a-9a57-1b2c3d4e5f60",\
+            "resourceVersion":"123456","creationTimestamp":"2026-11-30T03:00:00Z","labels":{"app":"train","batch.kubernetes.io/job-name":"train-7f9c",\
+            "controller-uid":"0a1b2c3d"},"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\\"apiVersion\\":\\"batch/v1\\"}"},\
+            "ownerReferences":[{"apiVersion":"batch/v1","kind":"Job","name":"train-7f9c","uid":"0a1b2c3d","controller":true,"blockOwnerDeletion":true}],\
+            "managedFields":[{"manager":"kube-controller-manager","operation":"Update","apiVersion":"v1","time":"2026-11-30T03:00:00Z","fieldsType":"FieldsV1",\
+            "fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}}]},\
+            "spec":{"volumes":[{"name":"kube-api-access-abcde","projected":{"sources":[{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}}],"defaultMode":420}},\
+            {"name":"data","persistentVolumeClaim":{"claimName":"datasets"}}],\
+            "initContainers":[{"name":"fetch","image":"registry.example/fetch:1.2","command":["fetch","--to","/data"],"resources":{"limits":{"cpu":"1","memory":"1Gi"}}}],\
+            "containers":[{"name":"train","image":"registry.example/pytorch:2.5-cuda12.4","command":["python","train.py","--epochs","3"],\
+            "env":[{"name":"NCCL_DEBUG","value":"INFO"},{"name":"POD_NAME","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}}],\
+            "resources":{"limits":{"aliyun.com/gpu-mem":"7","aliyun.com/gpu-core.percentage":"30","cpu":"4","memory":"16Gi"},\
+            "requests":{"aliyun.com/gpu-mem":"7","aliyun.com/gpu-core.percentage":"30","cpu":"2","memory":"8Gi"}},\
+            "volumeMounts":[{"name":"data","mountPath":"/data"},{"name":"kube-api-access-abcde","readOnly":true,"mountPath":"/var/run/secrets/kubernetes.io/serviceaccount"}],\
+            "terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","imagePullPolicy":"IfNotPresent"},\
+            {"name":"metrics","image":"registry.example/exporter:0.9","ports":[{"containerPort":9400,"protocol":"TCP"}],"resources":{"limits":{"cpu":"100m","memory":"64Mi"}}}],\
+            "restartPolicy":"Never","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","serviceAccountName":"default",\
+            "securityContext":{"runAsUser":1000},"schedulerName":"default-scheduler",\
+            "tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300},\
+            {"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}],"priority":0,"enableServiceLinks":true,"preemptionPolicy":"PreemptLowerPriority"},\
+            "status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","lastProbeTime":null,\
+            "lastTransitionTime":"2026-11-30T03:00:00Z","reason":"Unschedulable"}],"qosClass":"Burstable"}}""";
+
+    static int arg(String[] a, int i, int def) { return a.length > i ? Integer.parseInt(a[i]) : def; }
+
+    /** The benchmark never binds. */
+    static final class NoApi implements PodApi {
+        @Override public io.fabric8.kubernetes.api.model.Pod get(PodKey pod) throws Failure { throw new Failure(0, "no API server in the benchmark"); }
+        @Override public void patchAnnotations(PodKey pod, String rv, Map<String, String> a) throws Failure { throw new Failure(0, "no API server"); }
+        @Override public void bind(PodKey pod, String uid, String node) throws Failure { throw new Failure(0, "no API server"); }
+    }
+
+}
