@@ -72,17 +72,18 @@ final class Enforcer {
         for (Action a : planned) {
             keep.add(a.key());
             Done d = done.get(a.key());
-            if (d == null || (d.retryAt() != null && !now.isBefore(d.retryAt()))) {
+            if (due(now, d)) {
                 Outcome o = perform(now, a, servers);
                 out.add(o);
                 remember(now, a, o, d);
             } else if (a instanceof TerminateClient t && escalationDue(now, d)) {
                 Kill k = new Kill(t.pid(), t.cause());
                 keep.add(k.key());
-                if (!done.containsKey(k.key())) {
+                Done kd = done.get(k.key());
+                if (due(now, kd)) {
                     Outcome o = kill(now, k, Result.ESCALATED);
                     out.add(o);
-                    remember(now, k, o, null);
+                    remember(now, k, o, kd);
                 }
             }
         }
@@ -112,6 +113,11 @@ final class Enforcer {
             events.emit(new PolicerEvent(now, Kind.POD_ENDED, podUid, Optional.empty(), -1, 0, "",
                     "ended " + ended.size() + " MPS client(s) " + ended + " through the control daemon before the pod's containers stop"));
         return ended;
+    }
+
+    /** Never done, or failed/blocked and its retry time has come. */
+    private static boolean due(Instant now, Done d) {
+        return d == null || (d.retryAt() != null && !now.isBefore(d.retryAt()));
     }
 
     private boolean escalationDue(Instant now, Done d) {

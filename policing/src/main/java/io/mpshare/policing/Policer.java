@@ -7,7 +7,6 @@ import io.mpshare.policing.Snapshot.GpuSample;
 import io.mpshare.policing.metrics.PolicerMetrics;
 import io.mpshare.policing.proc.ProcFs;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
@@ -203,7 +202,4 @@ public final class Policer implements AutoCloseable {
 
         public Policer build() { return new Policer(this); }
     }
-
-    /** Period as configured (for callers that want to tell a person). */
-    public Duration period() { return config.period(); }
 }

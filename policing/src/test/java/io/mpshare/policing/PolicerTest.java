@@ -50,6 +50,8 @@ class PolicerTest {
     final FakeMpsControl blue = new FakeMpsControl();
     final FakeMpsControl green = new FakeMpsControl();
     final List<Long> killed = new ArrayList<>();
+    boolean refuseKill;
+    int killAttempts;
     final List<String> evicted = new ArrayList<>();
     Evictor.Result evictAnswer = Evictor.Result.EVICTED;
     final List<PolicerEvent> events = new CopyOnWriteArrayList<>();
@@ -72,7 +74,7 @@ class PolicerTest {
                 .view(() -> allocations)
                 .owners(new CgroupPidOwners(new ProcFs(procRoot), (uid, id) -> Optional.ofNullable(names.get(id))))
                 .daemons(MpsDaemons.of(blue, green))
-                .killer(pid -> killed.add(pid))
+                .killer(pid -> { killAttempts++; return !refuseKill && killed.add(pid); })
                 .evictor((uid, reason) -> { evicted.add(uid); return evictAnswer; })
                 .events(events::add)
                 .usage(published::add)
@@ -255,6 +257,25 @@ class PolicerTest {
         p.runOnce();
         assertThat(killed).containsExactly(100L);
         assertThat(eventKinds()).containsExactly(Kind.OVER_LIMIT, Kind.CLIENT_TERMINATED, Kind.PROCESS_KILLED);
+    }
+
+    @Test
+    void escalatedSigkillThatIsRefused_isTriedAgainAfterRetryAfter() {
+        clientOfA(100, 5000);
+        refuseKill = true;
+        Policer p = policer(ActionPolicy.TERMINATE);
+        p.runOnce();
+        clock.advance(Duration.ofSeconds(5));
+        p.runOnce();
+        assertThat(killAttempts).isEqualTo(1);
+        clock.advance(Duration.ofSeconds(29));
+        p.runOnce();
+        assertThat(killAttempts).isEqualTo(1);
+        refuseKill = false;
+        clock.advance(Duration.ofSeconds(1));
+        p.runOnce();
+        assertThat(killAttempts).isEqualTo(2);
+        assertThat(killed).containsExactly(100L);
     }
 
     @Test
