@@ -17,10 +17,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
@@ -49,11 +46,18 @@ public final class MpsControlCommand implements Callable<Integer> {
     @Option(names = "--status-port", defaultValue = "-1", description = "port of /status and /metrics; -1: the colour's (blue 39997, green 39998); 0: off") int statusPort;
     @Option(names = "--command-timeout-seconds", defaultValue = "10", description = "timeout of one control command (default ${DEFAULT-VALUE})") int commandTimeout;
     @Option(names = "--backoff-max-seconds", defaultValue = "60", description = "longest wait between restarts (default ${DEFAULT-VALUE})") int backoffMax;
+    @Option(names = "--health-interval-seconds", defaultValue = "5", description = "how often servers and clients are read; a daemon's exit is seen at once regardless (default ${DEFAULT-VALUE})") int healthInterval;
     @Option(names = "--force-quit", description = "on SIGTERM, quit the daemon even while clients are connected (they fail)") boolean forceQuit;
     @Option(names = "--drain-wait-seconds", defaultValue = "20", description = "on SIGTERM, how long to wait for connected clients to leave before giving up (default ${DEFAULT-VALUE})") int drainWait;
 
     @Override public Integer call() throws Exception {
-        Colour c = Colour.parse(colour);
+        Colour c;
+        try {
+            c = Colour.parse(colour);
+        } catch (IllegalArgumentException e) {
+            System.err.println("mpshare mps-control: " + e.getMessage());
+            return 2;
+        }
         Path bin;
         try {
             bin = MpsBinary.locate(Optional.ofNullable(binary));
@@ -61,10 +65,17 @@ public final class MpsControlCommand implements Callable<Integer> {
             System.err.println("mpshare mps-control: " + e.getMessage());
             return 1;
         }
-        SupervisorConfig config = SupervisorConfig.defaults(c, runDir).withVisibleDevices(visibleDevices)
+        SupervisorConfig config;
+        try {
+            config = SupervisorConfig.defaults(c, runDir).withVisibleDevices(visibleDevices)
                 .withThreadPercentage(threads == null ? OptionalInt.empty() : OptionalInt.of(threads))
-                .withCeilings(parseCeilings(ceilings))
+                .withCeilings(SupervisorConfig.parseCeilings(ceilings))
+                .withHealthInterval(Duration.ofSeconds(Math.max(1, healthInterval)))
                 .withBackoff(new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(Math.max(1, backoffMax))), Duration.ofMinutes(5));
+        } catch (IllegalArgumentException e) {
+            System.err.println("mpshare mps-control: " + e.getMessage());
+            return 2;
+        }
         ProcessMpsControl control = new ProcessMpsControl(new ProcessMpsControl.Config(bin, config.pipeDir(), config.logDir(), Duration.ofSeconds(commandTimeout)));
         ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("mps-supervisor").daemon().factory());
         SupervisorMetrics metrics = new SupervisorMetrics(c);
@@ -114,22 +125,5 @@ public final class MpsControlCommand implements Callable<Integer> {
     /** java.util.logging is reset by its own shutdown hook, so the shutdown path writes to stderr itself. */
     private static void say(String message) {
         System.err.println("mpshare mps-control: " + message);
-    }
-
-    static Map<Integer, Long> parseCeilings(List<String> specs) {
-        Map<Integer, Long> out = new LinkedHashMap<>();
-        for (String spec : specs) {
-            String[] kv = spec.split("=", 2);
-            if (kv.length != 2) throw new IllegalArgumentException("--ceiling " + spec + ": write DEVICE=SIZE, e.g. 0=8192 or 0=8G");
-            try {
-                String v = kv[1].strip().toUpperCase(Locale.ROOT);
-                long mib = v.endsWith("G") ? Long.parseLong(v.substring(0, v.length() - 1)) * 1024
-                        : Long.parseLong(v.endsWith("M") ? v.substring(0, v.length() - 1) : v);
-                out.put(Integer.parseInt(kv[0].strip()), mib);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--ceiling " + spec + ": write DEVICE=SIZE, e.g. 0=8192 or 0=8G");
-            }
-        }
-        return out;
     }
 }

@@ -41,11 +41,44 @@ public record SupervisorConfig(Colour colour, Path runDir, String visibleDevices
         if (maxProbes < 1 || maxMissedHealthChecks < 1) throw new IllegalArgumentException("maxProbes and maxMissedHealthChecks must be >= 1");
     }
 
-    /** Production defaults: backoff 1 s doubling to 60 s, reset after 5 min up; probe every 200 ms for 15 s; health every 1 s. */
+    /**
+     * Production defaults: backoff 1 s doubling to 60 s, reset after 5 min up; probe every 200 ms for 15 s;
+     * health every 5 s (a daemon's exit is seen at once without it; each check costs the daemon's log 4 lines
+     * per command in foreground mode, so it is not polled faster).
+     */
     public static SupervisorConfig defaults(Colour colour, Path runDir) {
         return new SupervisorConfig(colour, runDir, "", OptionalInt.empty(), Map.of(),
                 new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(60)), Duration.ofMinutes(5),
-                Duration.ofMillis(200), 75, Duration.ofSeconds(1), 3, Duration.ofSeconds(10));
+                Duration.ofMillis(200), 75, Duration.ofSeconds(5), 3, Duration.ofSeconds(10));
+    }
+
+    public SupervisorConfig withHealthInterval(Duration interval) {
+        return new SupervisorConfig(colour, runDir, visibleDevices, defaultActiveThreadPercentage, initialCeilingsMib, backoff,
+                stableAfter, probeInterval, maxProbes, interval, maxMissedHealthChecks, quitTimeout);
+    }
+
+    /**
+     * Parses ceilings written {@code DEVICE=SIZE}: {@code 0=8192} (MiB), {@code 0=8192M}, {@code 0=8G}.
+     * The message says what to write otherwise.
+     */
+    public static Map<Integer, Long> parseCeilings(java.util.List<String> specs) {
+        Map<Integer, Long> out = new TreeMap<>();
+        for (String spec : specs) {
+            String[] kv = spec.split("=", 2);
+            String hint = "ceiling '" + spec + "': write DEVICE=SIZE, e.g. 0=8192 (MiB), 0=8192M or 0=8G";
+            if (kv.length != 2) throw new IllegalArgumentException(hint);
+            try {
+                String v = kv[1].strip().toUpperCase(java.util.Locale.ROOT);
+                long mib = v.endsWith("G") ? Math.multiplyExact(Long.parseLong(v.substring(0, v.length() - 1)), 1024L)
+                        : Long.parseLong(v.endsWith("M") ? v.substring(0, v.length() - 1) : v);
+                int device = Integer.parseInt(kv[0].strip());
+                if (device < 0 || mib <= 0) throw new IllegalArgumentException(hint);
+                out.put(device, mib);
+            } catch (NumberFormatException | ArithmeticException e) {
+                throw new IllegalArgumentException(hint);
+            }
+        }
+        return out;
     }
 
     public SupervisorConfig withVisibleDevices(String devices) {
