@@ -34,7 +34,12 @@ import java.util.function.Predicate;
  *     one node can never over-commit a GPU, and no lock is ever held across I/O: callers do their
  *     API calls after assume returns and call {@link #release} to roll back.</li>
  * <li>Idempotence: assuming an identical placement again returns {@link AssumeResult.AlreadyPlaced};
- *     confirming, assigning or releasing twice changes nothing.</li>
+ *     confirming, assigning or releasing twice changes nothing. A refused assume changes nothing either:
+ *     a move books the new place before it frees the old one (for that instant the pod is counted
+ *     twice, which can refuse a neighbour but never over-commit).</li>
+ * <li>Unknown nodes: {@link #restore} and the phase changes keep bookings in the pod index even when
+ *     the node has not published its inventory yet; {@link #upsertNode} picks them up when it does,
+ *     and a booking published while the node was being added is re-applied afterwards.</li>
  * <li>Time comes from an injected {@link InstantSource}; the assume TTL is checked only when
  *     {@link #expireAssumed} is called, and only for entries the caller says are no longer wanted.</li>
  * </ul>
