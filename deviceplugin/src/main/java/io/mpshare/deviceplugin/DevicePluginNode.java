@@ -67,6 +67,12 @@ public final class DevicePluginNode implements AutoCloseable {
 
     public static DevicePluginNode start(DevicePluginConfig cfg, Nvml nvml, DaemonProbe probe, KubernetesClient client, InstantSource clock)
             throws InterruptedException {
+        return start(cfg, nvml, probe, client, clock, true);
+    }
+
+    /** @param podFieldSelector false only against API test servers that ignore {@code fieldSelector=spec.nodeName} in watches */
+    public static DevicePluginNode start(DevicePluginConfig cfg, Nvml nvml, DaemonProbe probe, KubernetesClient client, InstantSource clock,
+                                         boolean podFieldSelector) throws InterruptedException {
         NodeInventory hw = InventoryPublisher.readHardware(nvml, cfg.nodeName());
         if (hw.gpus().isEmpty()) throw new IllegalStateException("NVML lists no GPU on node " + cfg.nodeName() + ": nothing to share");
         var memCheck = DeviceCatalog.memory(hw, cfg.unit(), io.mpshare.deviceplugin.devices.HealthState.healthy());
@@ -81,7 +87,7 @@ public final class DevicePluginNode implements AutoCloseable {
         var monitor = new HealthMonitor(nvml, probe, clock, cfg.xidHold());
         var publisher = new InventoryPublisher(client, cfg.nodeName(), hw, clock, cfg.inventoryRefresh());
         var nodeView = new NodeView(client, cfg.nodeName()).start(Duration.ofMinutes(10));
-        var pods = new NodePodCache(client, cfg.nodeName());
+        var pods = new NodePodCache(client, cfg.nodeName(), podFieldSelector);
         var annotator = new PodAnnotator(client, exec);
         var manager = new AllocationManager(cfg.nodeName(), cfg.unit(), hw, nodeView::activeColour,
                 new AnswerBuilder(cfg.runDir(), cfg.mountDevShm(), cfg.unit()), annotator, new AnswerLog(), clock,
@@ -121,10 +127,16 @@ public final class DevicePluginNode implements AutoCloseable {
     }
 
     private static void publishQuietly(InventoryPublisher p, io.mpshare.deviceplugin.devices.HealthState h) {
-        try { p.publish(h); } catch (RuntimeException e) { LOG.log(Level.WARNING, "publishing the GPU inventory failed: " + e.getMessage(), e); }
+        try { p.publish(h); } catch (RuntimeException e) {
+            if (Thread.currentThread().isInterrupted()) return;
+            LOG.log(Level.WARNING, "publishing the GPU inventory failed: " + e.getMessage(), e);
+        }
     }
 
     public HealthMonitor health() { return health; }
+
+    /** The MPS generation new containers are sent to, as the Node says now. */
+    public String activeColour() { return nodeView.activeColour(); }
 
     public NodePodCache pods() { return pods; }
 

@@ -29,15 +29,23 @@ public final class NodePodCache implements AutoCloseable {
 
     private final KubernetesClient client;
     private final String node;
+    private final boolean serverSideFilter;
     private final List<PodListener> listeners = new CopyOnWriteArrayList<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private volatile long version;
     private SharedIndexInformer<Pod> informer;
 
-    public NodePodCache(KubernetesClient client, String node) {
+    public NodePodCache(KubernetesClient client, String node) { this(client, node, true); }
+
+    /**
+     * @param serverSideFilter false only for API test servers that cannot filter watches by {@code spec.nodeName}
+     *                         (fabric8's mock server ignores that field): then every pod is watched and filtered here
+     */
+    public NodePodCache(KubernetesClient client, String node, boolean serverSideFilter) {
         this.client = client;
         this.node = node;
+        this.serverSideFilter = serverSideFilter;
     }
 
     public String node() { return node; }
@@ -46,7 +54,8 @@ public final class NodePodCache implements AutoCloseable {
     public void addListener(PodListener l) { listeners.add(l); }
 
     public NodePodCache start(Duration resync) {
-        informer = client.pods().inAnyNamespace().withField("spec.nodeName", node).inform(new ResourceEventHandler<>() {
+        var pods = client.pods().inAnyNamespace();
+        informer = (serverSideFilter ? pods.withField("spec.nodeName", node) : pods).inform(new ResourceEventHandler<>() {
             @Override public void onAdd(Pod pod) { fire(pod, false); }
 
             @Override public void onUpdate(Pod old, Pod pod) { fire(pod, false); }
@@ -56,7 +65,10 @@ public final class NodePodCache implements AutoCloseable {
         return this;
     }
 
+    private boolean here(Pod pod) { return pod.getSpec() != null && node.equals(pod.getSpec().getNodeName()); }
+
     private void fire(Pod pod, boolean deleted) {
+        if (!here(pod)) return;
         for (PodListener l : listeners) {
             try {
                 if (deleted) l.deleted(pod); else l.upserted(pod);
@@ -86,10 +98,11 @@ public final class NodePodCache implements AutoCloseable {
         }
     }
 
-    public List<Pod> pods() { return informer == null ? List.of() : informer.getStore().list(); }
+    public List<Pod> pods() { return informer == null ? List.of() : informer.getStore().list().stream().filter(this::here).toList(); }
 
     public Optional<Pod> get(PodKey key) {
-        return informer == null ? Optional.empty() : Optional.ofNullable(informer.getStore().getByKey(key.namespace() + "/" + key.name()));
+        return informer == null ? Optional.empty()
+                : Optional.ofNullable(informer.getStore().getByKey(key.namespace() + "/" + key.name())).filter(this::here);
     }
 
     public boolean synced() { return informer != null && informer.hasSynced(); }

@@ -61,6 +61,7 @@ public final class FakeKubelet implements AutoCloseable {
         final ManagedChannel channel;
         final BlockingQueue<ListAndWatchResponse> lists = new LinkedBlockingQueue<>();
         volatile ListAndWatchResponse latest;
+        volatile Throwable error;
 
         Plugin(ManagedChannel channel) { this.channel = channel; }
     }
@@ -78,7 +79,8 @@ public final class FakeKubelet implements AutoCloseable {
         registration = UnixSockets.serve(socket(), group, new RegistrationGrpc.RegistrationImplBase() {
             @Override public void register(RegisterRequest r, StreamObserver<Empty> out) {
                 registrations.add(r);
-                connect(r);
+                // outside the Register call's context, or the stream is cancelled when Register returns
+                io.grpc.Context.ROOT.run(() -> connect(r));
                 out.onNext(Empty.getDefaultInstance());
                 out.onCompleted();
             }
@@ -100,7 +102,7 @@ public final class FakeKubelet implements AutoCloseable {
         DevicePluginGrpc.newStub(p.channel).listAndWatch(Empty.getDefaultInstance(), new StreamObserver<>() {
             @Override public void onNext(ListAndWatchResponse v) { p.latest = v; p.lists.add(v); }
 
-            @Override public void onError(Throwable t) { }
+            @Override public void onError(Throwable t) { p.error = t; }
 
             @Override public void onCompleted() { }
         });
@@ -135,7 +137,12 @@ public final class FakeKubelet implements AutoCloseable {
             } else {
                 TimeUnit.MILLISECONDS.sleep(20);
             }
-            if (System.nanoTime() > end) throw new AssertionError("no matching ListAndWatch for " + resource + " within " + timeout);
+            if (System.nanoTime() > end) {
+                Plugin q = plugins.get(resource);
+                throw new AssertionError("no matching ListAndWatch for " + resource + " within " + timeout
+                        + (q == null ? " (not registered)" : q.latest == null ? " (nothing received" + (q.error == null ? ")" : ", stream failed: " + q.error + ")")
+                        : " (last had " + q.latest.getDevicesCount() + " devices)"));
+            }
         }
     }
 
