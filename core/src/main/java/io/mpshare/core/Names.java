@@ -13,6 +13,8 @@ public final class Names {
     public static final String RESOURCE_GPU_CORE = "aliyun.com/gpu-core.percentage";
     /** Pod label: spread each container's request evenly over N GPUs of one node. */
     public static final String LABEL_GPU_COUNT = "aliyun.com/gpu-count";
+    /** The most GPUs one pod may spread over with {@link #LABEL_GPU_COUNT}. */
+    public static final int MAX_GPU_COUNT = 64;
     /** Node label that makes a node take part; the DaemonSets select it. */
     public static final String NODE_LABEL_SCHEDULE = "ack.node.gpu.schedule";
     public static final String NODE_LABEL_SCHEDULE_MPS = "mps";

@@ -47,7 +47,7 @@ public final class PodAdmission {
         PodView pod = pod(req);
         if (pod == null) return answer(allowed(req).build());
         List<Violation> violations = validator.validate(pod, largestGpuMib.get());
-        if (violations.isEmpty()) return answer(allowed(req).build());
+        if (violations.isEmpty()) return answer(allowed(req).withWarnings(PodValidator.warnings(pod)).build());
         return answer(allowed(req).withAllowed(false)
                 .withStatus(new StatusBuilder().withCode(403).withReason("Forbidden").withMessage(message(pod, violations)).build())
                 .build());

@@ -28,7 +28,8 @@ public final class PodViews {
         List<ContainerView> cs = new ArrayList<>();
         for (Container c : nonNull(spec.getInitContainers())) cs.add(container(c, true));
         for (Container c : nonNull(spec.getContainers())) cs.add(container(c, false));
-        return new PodView(ns, name, meta.getLabels() == null ? Map.of() : meta.getLabels(), spec.getSchedulerName(), cs);
+        return new PodView(ns, name, meta.getLabels() == null ? Map.of() : meta.getLabels(), spec.getSchedulerName(), cs,
+                Boolean.TRUE.equals(spec.getHostIPC()));
     }
 
     private static ContainerView container(Container c, boolean init) {

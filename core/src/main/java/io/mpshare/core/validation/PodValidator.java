@@ -76,6 +76,17 @@ public final class PodValidator {
         return out;
     }
 
+    /**
+     * Advice that does not block the pod: for a shared-GPU pod with {@code hostIPC}, that mpshare does not need it
+     * (FACTS.md: MPS clients work in their own IPC namespace on driver 580). The seed's sample sets it, so it is
+     * a warning, never a denial.
+     */
+    public static List<String> warnings(PodView pod) {
+        if (!pod.hostIPC() || !asksSharedGpu(pod)) return List.of();
+        return List.of("pod " + pod.describe() + ": hostIPC is not needed for shared GPUs under mpshare (MPS clients work in their own"
+                + " IPC namespace on driver 580 and later); remove it unless the application itself needs the host's IPC");
+    }
+
     private void checkNvidiaEnv(PodView pod, List<Violation> out) {
         for (ContainerView c : pod.containers())
             if (c.envNames().contains(Names.ENV_VISIBLE_DEVICES))
@@ -118,12 +129,12 @@ public final class PodValidator {
         if (text == null) return 1;
         try {
             int n = Integer.parseInt(text.trim());
-            if (n >= 1) return n;
+            if (n >= 1 && n <= Names.MAX_GPU_COUNT) return n;
         } catch (NumberFormatException ignored) {
             // reported below
         }
         out.add(new Violation(Rule.GPU_COUNT, "", "label " + Names.LABEL_GPU_COUNT + " is '" + text
-                + "': give a positive whole number of GPUs, such as \"2\", or remove the label for one GPU"));
+                + "': give a whole number of GPUs from 1 to " + Names.MAX_GPU_COUNT + ", such as \"2\", or remove the label for one GPU"));
         return 1;
     }
 

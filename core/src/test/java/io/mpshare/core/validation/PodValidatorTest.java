@@ -41,8 +41,9 @@ class PodValidatorTest {
                 bad("core above 100", pod().c(c("main").mem("2").core("150")), Rule.CORE_RANGE, "ask between 1 and 100"),
                 bad("core without memory", pod().c(c("main").core("30")), Rule.DEMAND, "add a gpu-mem limit"),
                 bad("cores add up past 100", pod().c(c("a").mem("1").core("60")).c(c("b").mem("1").core("60")), Rule.DEMAND, "at most 100%"),
-                bad("gpu-count not a number", pod().label(Names.LABEL_GPU_COUNT, "two").c(c("main").mem("8")), Rule.GPU_COUNT, "positive whole number"),
-                bad("gpu-count zero", pod().label(Names.LABEL_GPU_COUNT, "0").c(c("main").mem("8")), Rule.GPU_COUNT, "positive whole number"),
+                bad("gpu-count not a number", pod().label(Names.LABEL_GPU_COUNT, "two").c(c("main").mem("8")), Rule.GPU_COUNT, "whole number of GPUs from 1 to 64"),
+                bad("gpu-count zero", pod().label(Names.LABEL_GPU_COUNT, "0").c(c("main").mem("8")), Rule.GPU_COUNT, "from 1 to 64"),
+                bad("gpu-count past the limit", pod().label(Names.LABEL_GPU_COUNT, "128").c(c("main").mem("128")), Rule.GPU_COUNT, "from 1 to 64"),
                 bad("gpu-count 2 does not divide 7", pod().label(Names.LABEL_GPU_COUNT, "2").c(c("main").mem("7")), Rule.GPU_COUNT, "such as 6 or 8"),
                 bad("gpu-count 3 does not divide core 50", pod().label(Names.LABEL_GPU_COUNT, "3").c(c("main").mem("9").core("50")), Rule.GPU_COUNT, "multiple of 3"),
                 bad("more than the largest GPU", pod().c(c("main").mem("141")), Rule.TOO_LARGE, "largest GPU in the cluster has 140.4 GiB"),
@@ -64,6 +65,15 @@ class PodValidatorTest {
         List<Violation> got = validator.validate(c.pod(), c.largest());
         assertThat(got).extracting(Violation::rule).containsExactlyElementsOf(c.rules());
         for (int i = 0; i < c.says().size(); i++) assertThat(got.get(i).message()).contains(c.says().get(i));
+    }
+
+    @org.junit.jupiter.api.Test
+    void warnings_hostIpcOnSharedGpuPod_only() {
+        PodView seedLike = new PodView("default", "mps-sample", Map.of(), "", List.of(c("mps-sample").mem("7").view()), true);
+        assertThat(PodValidator.warnings(seedLike)).singleElement().asString().contains("hostIPC is not needed");
+        PodView plain = new PodView("default", "tool", Map.of(), "", List.of(c("tool").view()), true);
+        assertThat(PodValidator.warnings(plain)).isEmpty();
+        assertThat(PodValidator.warnings(pod().c(c("main").mem("7")).view())).isEmpty();
     }
 
     private static Case ok(String name, PodB p) { return ok(name, p, OptionalLong.of(H200_MIB)); }
