@@ -121,14 +121,27 @@ public final class MpsSupervisor {
     /**
      * Sets the server ceiling of GPU {@code device}: on every running server and as the default for
      * future ones, read back each time. Stored and applied after every later start as well.
+     * If the daemon answers but refuses it (a device it does not have, an unknown command), the previous
+     * ceiling is kept and the future fails: a bad request must not make the node unready. If the daemon
+     * does not answer, the ceiling stays pending and is applied as soon as it does.
      */
     public CompletableFuture<SupervisorStatus> setCeiling(int device, long mib) {
         if (device < 0 || mib <= 0) throw new IllegalArgumentException("ceiling needs device >= 0 and MiB > 0, got " + device + ", " + mib);
         return call(() -> {
-            ceilings.put(device, mib);
-            pending.add(device);
+            Long previous = ceilings.put(device, mib);
+            boolean wasPending = !pending.add(device);
+            if (phase == Phase.UP) {
+                try {
+                    applyCeiling(device, mib);
+                } catch (MpsException e) {
+                    if (e.reason() == Reason.DAEMON_DOWN || e.reason() == Reason.TIMEOUT) throw e; // stays pending
+                    if (previous == null) ceilings.remove(device); else ceilings.put(device, previous);
+                    if (!wasPending) pending.remove(device);
+                    throw new MpsException(e.reason(), "ceiling " + mib + " MiB for GPU " + device + " rejected, "
+                            + (previous == null ? "none kept" : previous + " MiB kept") + ": " + e.getMessage(), e);
+                }
+            }
             metrics.ceilingChanged();
-            if (phase == Phase.UP) applyCeiling(device, mib); // throws: the future fails, the ceiling stays pending
             publish();
             return status;
         });

@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  * The supervisor's local HTTP endpoint (JDK HTTP server, 127.0.0.1 by default):
  * {@code GET /status} (JSON, {@link SupervisorStatus}), {@code GET /healthz} (200 when ready, else 503),
  * {@code GET /metrics} (Prometheus text), {@code PUT|POST /ceilings/<device>} with {@code {"mib": N}}
- * (answers the new status; 400 for bad input, 409 when the daemon refused, the ceiling then pending).
+ * (answers the new status; 400 bad input, 409 the daemon rejected it and the previous ceiling stays,
+ * 503 the daemon did not answer and the ceiling is pending).
  */
 public final class SupervisorHttp implements AutoCloseable {
     private static final Pattern CEILING = Pattern.compile("/ceilings/(\\d+)/?");
@@ -107,7 +108,10 @@ public final class SupervisorHttp implements AutoCloseable {
             SupervisorStatus s = supervisor.setCeiling(Integer.parseInt(m.group(1)), mib).get(APPLY_TIMEOUT_S, TimeUnit.SECONDS);
             send(ex, 200, "application/json", StatusJson.write(s));
         } catch (ExecutionException e) {
-            error(ex, 409, "the ceiling is stored and will be retried, but the daemon refused it now: " + e.getCause().getMessage());
+            boolean transientFailure = e.getCause() instanceof MpsException me
+                    && (me.reason() == MpsException.Reason.DAEMON_DOWN || me.reason() == MpsException.Reason.TIMEOUT);
+            if (transientFailure) error(ex, 503, "stored; applied when the daemon answers again: " + e.getCause().getMessage());
+            else error(ex, 409, "rejected by the daemon: " + e.getCause().getMessage());
         } catch (TimeoutException e) {
             error(ex, 504, "the ceiling was not applied within " + APPLY_TIMEOUT_S + " s");
         } catch (InterruptedException e) {

@@ -75,7 +75,12 @@ public final class SupervisorStatusClient {
             if (response.statusCode() != 200) {
                 JsonNode err = StatusJson.mapper().readTree(response.body());
                 String message = err == null ? "" : err.path("error").asText("");
-                throw new MpsException(response.statusCode() == 409 ? Reason.NOT_APPLIED : Reason.OTHER,
+                Reason reason = switch (response.statusCode()) {
+                    case 409 -> Reason.NOT_APPLIED;
+                    case 503, 504 -> Reason.TIMEOUT;
+                    default -> Reason.OTHER;
+                };
+                throw new MpsException(reason,
                         path + " answered " + response.statusCode() + ": " + message);
             }
             return StatusJson.read(response.body(), SupervisorStatus.class);

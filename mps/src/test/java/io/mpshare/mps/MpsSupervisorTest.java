@@ -150,9 +150,22 @@ class MpsSupervisorTest {
         assertThat(metricsText()).contains("mpshare_mps_ceiling_changes_total{colour=\"blue\"} 1.0");
     }
 
-    @Test void setCeiling_refused_failsAndStaysPending_retriedByHealthCheck() {
+    @Test void setCeiling_rejectedByDaemon_previousKept_stillReady() {
         startAndSettle();
-        mps.failNext("set_default_device_pinned_mem_limit 1", Reason.UNKNOWN_COMMAND);
+        mps.failNext("set_default_device_pinned_mem_limit 0", Reason.NOT_APPLIED);
+
+        CompletableFuture<SupervisorStatus> f = supervisor.setCeiling(0, 4096);
+        clock.runDue();
+        assertThat(f).isCompletedExceptionally();
+        assertThat(supervisor.status().ceilingsMib()).containsEntry(0, 8192L);
+        assertThat(supervisor.status().ceilingsPending()).isEmpty();
+        assertThat(supervisor.status().ready()).isTrue();
+        assertThat(supervisor.status().lastError()).contains("rejected").contains("8192 MiB kept");
+    }
+
+    @Test void setCeiling_daemonNotAnswering_failsAndStaysPending_retriedByHealthCheck() {
+        startAndSettle();
+        mps.failNext("set_default_device_pinned_mem_limit 1", Reason.TIMEOUT);
 
         CompletableFuture<SupervisorStatus> f = supervisor.setCeiling(1, 4096);
         clock.runDue();
