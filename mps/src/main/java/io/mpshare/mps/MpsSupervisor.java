@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -79,6 +78,7 @@ public final class MpsSupervisor {
     private final InstantSource clock;
     private final SupervisorMetrics metrics;
     private final SupervisorFiles files;
+    private final DaemonSettings settings;
 
     // confined to executor
     private Phase phase = Phase.STOPPED;
@@ -108,6 +108,7 @@ public final class MpsSupervisor {
         this.clock = clock;
         this.metrics = metrics;
         this.files = new SupervisorFiles(config.colour(), config.runDir());
+        this.settings = new DaemonSettings(control);
         this.ceilings = new TreeMap<>(config.initialCeilingsMib());
         this.status = snapshot();
     }
@@ -200,7 +201,7 @@ public final class MpsSupervisor {
 
     private void applySettings(int g) {
         try {
-            config.defaultActiveThreadPercentage().ifPresent(control::setDefaultActiveThreadPercentage);
+            config.defaultActiveThreadPercentage().ifPresent(settings::applyThreadPercentage);
             pending.addAll(ceilings.keySet());
             for (Map.Entry<Integer, Long> c : ceilings.entrySet()) applyCeiling(c.getKey(), c.getValue());
         } catch (MpsException e) {
@@ -212,23 +213,20 @@ public final class MpsSupervisor {
         phase = Phase.UP;
         upSince = clock.instant();
         missedHealthChecks = 0;
-        servers = readServers();
+        try {
+            servers = settings.readServers();
+        } catch (MpsException e) {
+            failed("reading servers after start: " + e.getMessage()); // the next health check decides
+        }
         files.writeReadyMarker(daemon.pid());
         LOG.info(() -> "MPS control daemon up, settings applied: threads " + config.defaultActiveThreadPercentage() + ", ceilings " + ceilings);
         publish();
         schedule(() -> healthCheck(g), config.healthInterval());
     }
 
-    /** Sets one ceiling as the default and on every running server; removes it from pending when all read back. */
+    /** Sets one ceiling as the default and on every running server; removes it from pending once applied. */
     private void applyCeiling(int device, long mib) {
-        control.setDefaultPinnedMemLimit(device, mib);
-        for (long server : control.serverPids()) {
-            try {
-                control.setServerPinnedMemLimit(server, device, mib);
-            } catch (MpsException e) {
-                if (e.reason() != Reason.SERVER_NOT_FOUND) throw e; // it exited meanwhile: nothing to cap
-            }
-        }
+        settings.applyCeiling(device, mib);
         pending.remove(device);
     }
 
@@ -237,7 +235,7 @@ public final class MpsSupervisor {
     private void healthCheck(int g) {
         if (g != generation || phase != Phase.UP) return;
         try {
-            servers = readServers();
+            servers = settings.readServers();
             missedHealthChecks = 0;
             for (int device : List.copyOf(pending)) applyCeiling(device, ceilings.get(device));
         } catch (MpsException e) {
@@ -296,7 +294,7 @@ public final class MpsSupervisor {
         if (phase == Phase.STOPPING) return stopping;
         List<Long> clients;
         try {
-            servers = readServers();
+            servers = settings.readServers();
             clients = servers.stream().flatMap(s -> s.clients().stream()).toList();
         } catch (MpsException e) {
             clients = List.of(); // not answering: no client can be reached through it either
@@ -331,17 +329,6 @@ public final class MpsSupervisor {
 
     // ---- helpers ----
 
-    private List<SupervisorStatus.Server> readServers() {
-        List<SupervisorStatus.Server> out = new ArrayList<>();
-        for (long pid : control.serverPids()) {
-            try {
-                out.add(new SupervisorStatus.Server(pid, control.clientPids(pid)));
-            } catch (MpsException e) {
-                if (e.reason() != Reason.SERVER_NOT_FOUND) throw e;
-            }
-        }
-        return List.copyOf(out);
-    }
 
     private boolean safeDaemonUp() {
         try {

@@ -1,0 +1,44 @@
+package io.mpshare.mps;
+
+import io.mpshare.mps.MpsException.Reason;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The supervisor's settings on a running daemon, through {@link MpsControl}: a ceiling goes to the
+ * default (future servers) and to every running server; a server that exits meanwhile is skipped.
+ * Every setter of {@link ProcessMpsControl} reads its value back, so a return means "applied".
+ */
+final class DaemonSettings {
+    private final MpsControl control;
+
+    DaemonSettings(MpsControl control) { this.control = control; }
+
+    /** {@code set_default_device_pinned_mem_limit} and {@code set_device_pinned_mem_limit} on each running server. */
+    void applyCeiling(int device, long mib) {
+        control.setDefaultPinnedMemLimit(device, mib);
+        for (long server : control.serverPids()) {
+            try {
+                control.setServerPinnedMemLimit(server, device, mib);
+            } catch (MpsException e) {
+                if (e.reason() != Reason.SERVER_NOT_FOUND) throw e; // it exited meanwhile: nothing to cap
+            }
+        }
+    }
+
+    void applyThreadPercentage(int percent) { control.setDefaultActiveThreadPercentage(percent); }
+
+    /** The running servers and their clients; a server that exits while being read is left out. */
+    List<SupervisorStatus.Server> readServers() {
+        List<SupervisorStatus.Server> out = new ArrayList<>();
+        for (long pid : control.serverPids()) {
+            try {
+                out.add(new SupervisorStatus.Server(pid, control.clientPids(pid)));
+            } catch (MpsException e) {
+                if (e.reason() != Reason.SERVER_NOT_FOUND) throw e;
+            }
+        }
+        return List.copyOf(out);
+    }
+}
