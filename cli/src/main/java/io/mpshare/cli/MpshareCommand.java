@@ -14,6 +14,7 @@ import picocli.CommandLine.Spec;
         description = "GPU sharing with memory isolation through NVIDIA MPS.",
         subcommands = {
                 // subcommands: keep one per line, alphabetical
+                DevicePluginCommand.class,
                 InspectCommand.class,
                 MpsControlCommand.class,
                 SchedulerExtenderCommand.class,

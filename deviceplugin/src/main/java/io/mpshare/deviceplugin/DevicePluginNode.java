@@ -67,12 +67,15 @@ public final class DevicePluginNode implements AutoCloseable {
 
     public static DevicePluginNode start(DevicePluginConfig cfg, Nvml nvml, DaemonProbe probe, KubernetesClient client, InstantSource clock)
             throws InterruptedException {
-        return start(cfg, nvml, probe, client, clock, true);
+        return start(cfg, nvml, colour -> probe, client, clock, true);
     }
 
-    /** @param podFieldSelector false only against API test servers that ignore {@code fieldSelector=spec.nodeName} in watches */
-    public static DevicePluginNode start(DevicePluginConfig cfg, Nvml nvml, DaemonProbe probe, KubernetesClient client, InstantSource clock,
-                                         boolean podFieldSelector) throws InterruptedException {
+    /**
+     * @param probeForColour    builds the daemon probe from the active-colour supplier (production: {@code SupervisorProbe})
+     * @param podFieldSelector  false only against API test servers that ignore {@code fieldSelector=spec.nodeName} in watches
+     */
+    public static DevicePluginNode start(DevicePluginConfig cfg, Nvml nvml, java.util.function.Function<java.util.function.Supplier<String>, DaemonProbe> probeForColour,
+                                         KubernetesClient client, InstantSource clock, boolean podFieldSelector) throws InterruptedException {
         NodeInventory hw = InventoryPublisher.readHardware(nvml, cfg.nodeName());
         if (hw.gpus().isEmpty()) throw new IllegalStateException("NVML lists no GPU on node " + cfg.nodeName() + ": nothing to share");
         var memCheck = DeviceCatalog.memory(hw, cfg.unit(), io.mpshare.deviceplugin.devices.HealthState.healthy());
@@ -84,9 +87,9 @@ public final class DevicePluginNode implements AutoCloseable {
             return t;
         });
         EventLoopGroup group = UnixSockets.newGroup(2);
-        var monitor = new HealthMonitor(nvml, probe, clock, cfg.xidHold());
-        var publisher = new InventoryPublisher(client, cfg.nodeName(), hw, clock, cfg.inventoryRefresh());
         var nodeView = new NodeView(client, cfg.nodeName()).start(Duration.ofMinutes(10));
+        var monitor = new HealthMonitor(nvml, probeForColour.apply(nodeView::activeColour), clock, cfg.xidHold());
+        var publisher = new InventoryPublisher(client, cfg.nodeName(), hw, clock, cfg.inventoryRefresh());
         var pods = new NodePodCache(client, cfg.nodeName(), podFieldSelector);
         var annotator = new PodAnnotator(client, exec);
         var manager = new AllocationManager(cfg.nodeName(), cfg.unit(), hw, nodeView::activeColour,
@@ -134,6 +137,13 @@ public final class DevicePluginNode implements AutoCloseable {
     }
 
     public HealthMonitor health() { return health; }
+
+    /** Null while all is well; otherwise why this agent should not be considered ready (for /healthz). */
+    public String problem() {
+        if (!pods.synced()) return "pods of this node not listed yet";
+        if (memEndpoint.registrations() == 0) return "not registered with kubelet yet (" + memEndpoint.socket() + ")";
+        return null;
+    }
 
     /** The MPS generation new containers are sent to, as the Node says now. */
     public String activeColour() { return nodeView.activeColour(); }

@@ -63,7 +63,7 @@ class DevicePluginIT {
         kubelet = new FakeKubelet(dir, podRes).start();
         var cfg = DevicePluginConfig.defaults("n1").withSockets(dir, kubelet.socket(), podRes)
                 .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofHours(1));
-        node = DevicePluginNode.start(cfg, nvml, mps::daemonUp, client, Clock.systemUTC(), false);
+        node = DevicePluginNode.start(cfg, nvml, c -> mps::daemonUp, client, Clock.systemUTC(), false);
         inv = InventoryPublisher.readHardware(nvml, "n1");
     }
 
@@ -220,7 +220,7 @@ class DevicePluginIT {
         kubelet = new FakeKubelet(dir, podRes).start();
         var small = new FakeNvml().addDevice("GPU-small-0", "Tesla T4", 15_360);
         node = DevicePluginNode.start(DevicePluginConfig.defaults("n1").withUnit(MemoryUnit.MIB).withSockets(dir, kubelet.socket(), podRes),
-                small, mps::daemonUp, client, Clock.systemUTC(), false);
+                small, c -> mps::daemonUp, client, Clock.systemUTC(), false);
         var smallInv = InventoryPublisher.readHardware(small, "n1");
         assertThat(kubelet.awaitList(Names.RESOURCE_GPU_MEM, l -> l.getDevicesCount() > 0, WAIT).getDevicesCount()).isEqualTo(15_360);
         create(TestPods.pod("m").unit(MemoryUnit.MIB).mem("main", 3000).on("n1").placed(smallInv, 0).build());

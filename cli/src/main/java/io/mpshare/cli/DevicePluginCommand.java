@@ -1,0 +1,96 @@
+package io.mpshare.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.deviceplugin.DevicePluginConfig;
+import io.mpshare.deviceplugin.DevicePluginNode;
+import io.mpshare.deviceplugin.NodeHttp;
+import io.mpshare.deviceplugin.health.DaemonProbe;
+import io.mpshare.deviceplugin.health.SupervisorProbe;
+import io.mpshare.nvml.FfmNvml;
+import io.mpshare.nvml.Nvml;
+import io.mpshare.nvml.NvmlException;
+import io.mpshare.nvml.fake.FakeNvml;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * {@code mpshare device-plugin}: the node agent (DaemonSet). Publishes the GPU inventory, serves the kubelet device
+ * plugin API for {@code aliyun.com/gpu-mem} and {@code aliyun.com/gpu-core.percentage}, answers Allocate from the
+ * pods' allocation annotations, and reports devices Unhealthy while the MPS daemon is down.
+ */
+@Command(name = "device-plugin", mixinStandardHelpOptions = true,
+        description = "Kubelet device plugin for aliyun.com/gpu-mem and aliyun.com/gpu-core.percentage; publishes the node's GPU inventory.")
+public final class DevicePluginCommand implements Callable<Integer> {
+    @Option(names = "--node-name", defaultValue = "${env:NODE_NAME}", description = "this node (default: $NODE_NAME, from spec.nodeName)") String nodeName;
+    @Option(names = "--gpu-mem-unit", defaultValue = "GiB", description = "unit of aliyun.com/gpu-mem: GiB or MiB (default ${DEFAULT-VALUE})") String unit;
+    @Option(names = "--run-dir", defaultValue = "/run/mpshare", description = "host folder of the MPS generations: <colour>/pipe, <colour>/status.json (default ${DEFAULT-VALUE})") Path runDir;
+    @Option(names = "--metrics-port", defaultValue = "39996", description = "port of /healthz (and the policer's /metrics); 0: off (default ${DEFAULT-VALUE})") int metricsPort;
+    @Option(names = "--plugin-dir", defaultValue = "/var/lib/kubelet/device-plugins", description = "kubelet's device plugin folder (default ${DEFAULT-VALUE})") Path pluginDir;
+    @Option(names = "--kubelet-socket", description = "kubelet's registration socket (default <plugin-dir>/kubelet.sock)") Path kubeletSocket;
+    @Option(names = "--pod-resources-socket", defaultValue = "/var/lib/kubelet/pod-resources/kubelet.sock", description = "kubelet pod-resources API (default ${DEFAULT-VALUE})") Path podResources;
+    @Option(names = "--mount-dev-shm", description = "also mount the host's /dev/shm into GPU containers (older drivers only; driver 580 does not need it)") boolean devShm;
+    @Option(names = "--daemon-probe", defaultValue = "status-file", description = "how the MPS daemon's health is read: status-file (<run-dir>/<colour>/status.json + daemon PID, needs hostPID), status-file-no-pid, or none (default ${DEFAULT-VALUE})") String probeKind;
+    @Option(names = "--health-period-ms", defaultValue = "500", description = "how often daemon and Xids are polled (default ${DEFAULT-VALUE}; at most 1500)") long healthMs;
+    @Option(names = "--fake-gpus", defaultValue = "0", hidden = true, description = "test harnesses: N fake H200s instead of NVML") int fakeGpus;
+
+    @Override public Integer call() throws Exception {
+        if (nodeName == null || nodeName.isBlank()) {
+            System.err.println("mpshare device-plugin: no node name: pass --node-name or set NODE_NAME (fieldRef spec.nodeName)");
+            return 2;
+        }
+        DevicePluginConfig cfg;
+        Function<Supplier<String>, DaemonProbe> probe;
+        try {
+            cfg = DevicePluginConfig.defaults(nodeName).withUnit(MemoryUnit.parse(unit))
+                    .withSockets(pluginDir, kubeletSocket != null ? kubeletSocket : pluginDir.resolve("kubelet.sock"), podResources)
+                    .withRunDir(runDir, devShm);
+            cfg = cfg.withPeriods(Duration.ofMillis(healthMs), cfg.endpointPeriod(), cfg.reconcileDelay());
+            probe = switch (probeKind) {
+                case "status-file" -> colour -> new SupervisorProbe(runDir, colour, true);
+                case "status-file-no-pid" -> colour -> new SupervisorProbe(runDir, colour, false);
+                case "none" -> colour -> () -> true;
+                default -> throw new IllegalArgumentException("--daemon-probe must be status-file, status-file-no-pid or none, not '" + probeKind + "'");
+            };
+        } catch (IllegalArgumentException e) {
+            System.err.println("mpshare device-plugin: " + e.getMessage());
+            return 2;
+        }
+        Nvml nvml;
+        try {
+            nvml = fakeGpus > 0 ? fake(fakeGpus) : FfmNvml.open();
+        } catch (NvmlException e) {
+            System.err.println("mpshare device-plugin: " + e.getMessage());
+            return 1;
+        }
+        try (KubernetesClient client = new KubernetesClientBuilder().build();
+             DevicePluginNode node = DevicePluginNode.start(cfg, nvml, probe, client, InstantSource.system(), true);
+             NodeHttp http = metricsPort > 0 ? new NodeHttp(new InetSocketAddress(metricsPort), node::problem).start() : null) {
+            CountDownLatch stop = new CountDownLatch(1);
+            Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "mpshare-device-plugin-stop"));
+            stop.await();
+            return 0;
+        } catch (IllegalStateException e) {
+            System.err.println("mpshare device-plugin: " + e.getMessage());
+            return 1;
+        } finally {
+            nvml.close();
+        }
+    }
+
+    private static Nvml fake(int n) {
+        FakeNvml f = new FakeNvml();
+        for (int i = 0; i < n; i++) f.addH200();
+        return f;
+    }
+}

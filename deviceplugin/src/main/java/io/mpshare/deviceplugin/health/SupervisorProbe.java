@@ -1,0 +1,33 @@
+package io.mpshare.deviceplugin.health;
+
+import io.mpshare.mps.Colour;
+import io.mpshare.mps.SupervisorStatus;
+import io.mpshare.mps.SupervisorStatusClient;
+
+import java.nio.file.Path;
+import java.util.function.Supplier;
+
+/**
+ * Asks the active colour's supervisor whether its daemon is up, without sharing a network namespace: reads
+ * {@code <runDir>/<colour>/status.json} (rewritten by the supervisor on every change) and, when {@code checkPid},
+ * also that the daemon PID it names is alive. The device plugin DaemonSet runs with hostPID, so a daemon killed
+ * together with its supervisor (the file then still says "up") is seen at the next poll, not after a staleness timeout.
+ */
+public final class SupervisorProbe implements DaemonProbe {
+    private final Path runDir;
+    private final Supplier<String> colour;
+    private final boolean checkPid;
+
+    public SupervisorProbe(Path runDir, Supplier<String> colour, boolean checkPid) {
+        this.runDir = runDir;
+        this.colour = colour;
+        this.checkPid = checkPid;
+    }
+
+    @Override public boolean daemonUp() {
+        Colour c = Colour.parse(colour.get());
+        SupervisorStatus s = SupervisorStatusClient.readFile(c.statusFile(runDir));
+        if (!s.daemonUp()) return false;
+        return !checkPid || s.daemonPid() <= 0 || ProcessHandle.of(s.daemonPid()).map(ProcessHandle::isAlive).orElse(false);
+    }
+}
