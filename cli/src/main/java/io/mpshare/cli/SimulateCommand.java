@@ -126,7 +126,7 @@ public final class SimulateCommand implements Callable<Integer> {
         var scenario = new Scenario(cluster, workload, backfill);
         List<SharingModel> models = Models.of(policies, reserveMib, slices);
         long start = nanoTime.getAsLong();
-        Simulation.Result result = Simulation.run(scenario, models, quiet ? Progress.NONE : new ProgressPrinter(stderr, nanoTime, models.size() * 2), threads);
+        Simulation.Result result = Simulation.run(scenario, models, quiet ? Progress.NONE : new ProgressPrinter(stderr, nanoTime), threads);
         double seconds = (nanoTime.getAsLong() - start) / 1e9;
         TextReport.write(result, workload.description(), stdout);
         List<String[]> facts = List.of(
@@ -214,19 +214,17 @@ public final class SimulateCommand implements Callable<Integer> {
         }
     }
 
-    /** Progress on stderr: nothing for the first second, then at most one line a second. */
+    /** Progress on stderr: nothing for the first second, then at most one line a second with each run's share done. */
     static final class ProgressPrinter implements Progress {
         private final PrintStream err;
         private final LongSupplier nanoTime;
-        private final int runs;
         private final long start;
         private long last;
-        private final java.util.Map<String, Double> done = new java.util.TreeMap<>();
+        private final java.util.Map<String, Double> done = new java.util.LinkedHashMap<>();
 
-        ProgressPrinter(PrintStream err, LongSupplier nanoTime, int runs) {
+        ProgressPrinter(PrintStream err, LongSupplier nanoTime) {
             this.err = err;
             this.nanoTime = nanoTime;
-            this.runs = runs;
             this.start = nanoTime.getAsLong();
             this.last = start;
         }
@@ -236,9 +234,9 @@ public final class SimulateCommand implements Callable<Integer> {
             long now = nanoTime.getAsLong();
             if (now - start < 1_000_000_000L || now - last < 1_000_000_000L) return;
             last = now;
-            double sum = 0;
-            for (double v : done.values()) sum += v;
-            err.printf(Locale.ROOT, "simulate: %3.0f%% of %d runs (%.0f s)%n", 100 * sum / runs, runs, (now - start) / 1e9);
+            StringBuilder b = new StringBuilder();
+            done.forEach((name, f) -> b.append(b.isEmpty() ? "" : ", ").append(name).append(' ').append(f >= 1 ? "done" : Math.round(f * 100) + "%"));
+            err.printf(Locale.ROOT, "simulate (%.0f s): %s%n", (now - start) / 1e9, b);
         }
     }
 

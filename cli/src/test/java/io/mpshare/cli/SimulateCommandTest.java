@@ -57,6 +57,22 @@ class SimulateCommandTest {
     }
 
     @Test
+    void progressPrinter_quietForTheFirstSecond_thenOneLineASecond() {
+        long[] now = {0};
+        var buf = new java.io.ByteArrayOutputStream();
+        var p = new SimulateCommand.ProgressPrinter(new java.io.PrintStream(buf, true), () -> now[0]);
+        p.update("binpack", 10, 100);
+        now[0] = 500_000_000L;
+        p.update("spread", 50, 100);
+        assertThat(buf.toString()).isEmpty();
+        now[0] = 1_200_000_000L;
+        p.update("binpack", 100, 100);
+        now[0] = 1_500_000_000L;
+        p.update("spread", 60, 100);
+        assertThat(buf.toString()).isEqualTo("simulate (1 s): binpack done, spread 50%" + System.lineSeparator());
+    }
+
+    @Test
     void simulate_traceWithBadRows_listsEveryBadLineAndExits1() throws Exception {
         Path trace = dir.resolve("t.csv");
         Files.writeString(trace, "arrival,duration,gpu-mem,gpu-core,gpu-count\n0,60,7,0,1\n1,-5,7,0,1\n2,60,x,0,1\n");

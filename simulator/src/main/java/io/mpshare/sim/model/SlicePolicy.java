@@ -66,7 +66,7 @@ public final class SlicePolicy implements PlacementPolicy {
         int[] used = new int[s.gpuCount()];
         for (Allocation a : s.pods().values()) {
             for (int idx : a.gpuIndices()) {
-                int pos = s.position(idx);
+                int pos = idx < used.length && s.gpuIndex(idx) == idx ? idx : s.position(idx); // NVML index = position, usually
                 if (pos >= 0) used[pos] += slicesFor(a.demand().chargeMib(), a.demand().chargeCore(), s.totalMib(pos));
             }
         }
