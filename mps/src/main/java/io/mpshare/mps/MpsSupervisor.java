@@ -34,8 +34,9 @@ import java.util.logging.Logger;
  * {@code healthInterval}) {@code → BACKOFF} (it exited; relaunch after {@link Backoff#delay})
  * {@code → STARTING ...}; {@link #stop} leads to {@code STOPPING → STOPPED}.
  *
- * <p><b>Invariants.</b> (1) The readiness marker exists only in {@code UP}, i.e. only while the daemon
- * answers and every setting was read back as set. (2) At most one daemon is started at a time; a
+ * <p><b>Invariants.</b> (1) The readiness marker exists exactly while the published status says
+ * {@code ready}: phase {@code UP}, the last health check answered, every setting read back as set
+ * ({@link #publish} keeps them in step). (2) At most one daemon is started at a time; a
  * daemon's exit is matched to its launch by a generation number, so a late exit of an old daemon never
  * restarts the new one. (3) Ceilings are only ever changed on the running daemon
  * ({@code set_device_pinned_mem_limit} on each server, {@code set_default_device_pinned_mem_limit} for
@@ -91,6 +92,7 @@ public final class MpsSupervisor {
     private Instant lastErrorAt;
     private int missedHealthChecks;
     private String killedBecause;
+    private boolean markerPresent;
     private final Map<Integer, Long> ceilings;
     private final Set<Integer> pending = new LinkedHashSet<>();
     private List<SupervisorStatus.Server> servers = List.of();
@@ -110,6 +112,7 @@ public final class MpsSupervisor {
         this.files = new SupervisorFiles(config.colour(), config.runDir());
         this.settings = new DaemonSettings(control);
         this.ceilings = new TreeMap<>(config.initialCeilingsMib());
+        files.deleteReadyMarker(); // a marker left by an earlier run says nothing about this one
         this.status = snapshot();
     }
 
@@ -218,7 +221,6 @@ public final class MpsSupervisor {
         } catch (MpsException e) {
             failed("reading servers after start: " + e.getMessage()); // the next health check decides
         }
-        files.writeReadyMarker(daemon.pid());
         LOG.info(() -> "MPS control daemon up, settings applied: threads " + config.defaultActiveThreadPercentage() + ", ceilings " + ceilings);
         publish();
         schedule(() -> healthCheck(g), config.healthInterval());
@@ -243,7 +245,6 @@ public final class MpsSupervisor {
             if ((e.reason() == Reason.DAEMON_DOWN || e.reason() == Reason.TIMEOUT) && ++missedHealthChecks >= config.maxMissedHealthChecks()) {
                 killedBecause = "it stopped answering for " + missedHealthChecks + " health checks";
                 failed("killing the control daemon: " + killedBecause);
-                files.deleteReadyMarker();
                 daemon.kill();
             }
         }
@@ -254,7 +255,6 @@ public final class MpsSupervisor {
     private void onExit(int g, int code) {
         if (g != generation) return;
         cancelNext();
-        files.deleteReadyMarker();
         long pid = daemon == null ? -1 : daemon.pid();
         daemon = null;
         servers = List.of();
@@ -308,7 +308,7 @@ public final class MpsSupervisor {
         cancelNext();
         phase = Phase.STOPPING;
         stopping = new CompletableFuture<>();
-        files.deleteReadyMarker();
+        publish(); // not ready from here on: the marker goes before quit
         DaemonLauncher.Daemon d = daemon;
         try {
             control.quit();
@@ -345,9 +345,14 @@ public final class MpsSupervisor {
         LOG.warning(message);
     }
 
+    /** Publishes a new snapshot; the readiness marker follows {@code ready} (invariant 1). */
     private void publish() {
         status = snapshot();
         metrics.daemonUp(status.ready());
+        if (status.ready() != markerPresent) {
+            if (status.ready()) files.writeReadyMarker(status.daemonPid()); else files.deleteReadyMarker();
+            markerPresent = status.ready();
+        }
         files.writeStatus(status);
     }
 

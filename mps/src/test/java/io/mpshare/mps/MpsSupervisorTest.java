@@ -172,10 +172,12 @@ class MpsSupervisorTest {
         assertThat(f).isCompletedExceptionally();
         assertThat(supervisor.status().ceilingsPending()).containsExactly(1);
         assertThat(supervisor.status().ready()).isFalse();
+        assertThat(marker()).doesNotExist();
 
         clock.advance(config.healthInterval());
         assertThat(supervisor.status().ceilingsPending()).isEmpty();
         assertThat(supervisor.status().ready()).isTrue();
+        assertThat(marker()).exists();
         assertThat(mps.defaultLimits()).containsEntry(1, 4096L);
     }
 
@@ -193,6 +195,7 @@ class MpsSupervisorTest {
         mps.crash(); // process alive, pipe dead
         clock.advance(config.healthInterval());
         assertThat(supervisor.status().ready()).isFalse();
+        assertThat(marker()).doesNotExist();
         clock.advance(config.healthInterval().multipliedBy(config.maxMissedHealthChecks()));
         assertThat(supervisor.status().lastError()).containsAnyOf("killing it", "exited");
         clock.advance(Duration.ofSeconds(2));
@@ -228,6 +231,13 @@ class MpsSupervisorTest {
         CompletableFuture<StopResult> f = supervisor.stop(false);
         clock.runDue();
         assertThat(f.join()).isInstanceOf(StopResult.Stopped.class);
+    }
+
+    @Test void staleMarkerFromEarlierRun_removedAtConstruction() throws Exception {
+        Files.createDirectories(marker().getParent());
+        Files.writeString(marker(), "1\n");
+        new MpsSupervisor(config, launcher, mps, clock, clock, new SupervisorMetrics(Colour.BLUE));
+        assertThat(marker()).doesNotExist();
     }
 
     @Test void staleDaemonOnPipe_notStartedOver() {
