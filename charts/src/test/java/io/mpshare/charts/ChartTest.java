@@ -117,6 +117,8 @@ class ChartTest {
         assertThat(pod.getContainers()).extracting(Container::getName).containsExactly("kube-scheduler", "extender");
         assertThat(Rendered.container(pod, "extender").getArgs()).contains("scheduler-extender", "--port=" + Names.EXTENDER_PORT);
         assertThat(Rendered.container(pod, "kube-scheduler").getCommand()).contains("--config=/etc/mpshare/scheduler-config.yaml");
+        assertThat(Rendered.container(pod, "extender").getReadinessProbe().getHttpGet().getPath()).isEqualTo(Names.EXTENDER_PREFIX + "/readyz");
+        assertThat(defaults.one(Service.class, FULL + "-scheduler-metrics").getMetadata().getLabels()).containsEntry("mpshare.io/metrics", "true");
 
         Map<String, Object> cfg = yaml(defaults.one(ConfigMap.class, FULL + "-scheduler-config").getData().get("scheduler-config.yaml"));
         assertThat(cfg).containsEntry("apiVersion", "kubescheduler.config.k8s.io/v1").containsEntry("kind", "KubeSchedulerConfiguration");
