@@ -24,7 +24,8 @@ public final class PodViews {
         ObjectMeta meta = pod.getMetadata() == null ? new ObjectMeta() : pod.getMetadata();
         PodSpec spec = pod.getSpec() == null ? new PodSpec() : pod.getSpec();
         String ns = meta.getNamespace() != null && !meta.getNamespace().isBlank() ? meta.getNamespace() : namespace;
-        String name = meta.getName() != null ? meta.getName() : "";
+        // pods of Jobs and ReplicaSets have no name yet at admission: show "mps-sample-*" from generateName
+        String name = meta.getName() != null ? meta.getName() : meta.getGenerateName() != null ? meta.getGenerateName() + "*" : "";
         List<ContainerView> cs = new ArrayList<>();
         for (Container c : nonNull(spec.getInitContainers())) cs.add(container(c, true));
         for (Container c : nonNull(spec.getContainers())) cs.add(container(c, false));
