@@ -1,0 +1,165 @@
+package io.mpshare.bench.deviceplugin;
+
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.Names;
+import io.mpshare.core.codec.AllocationCodec;
+import io.mpshare.core.ledger.Allocation;
+import io.mpshare.core.ledger.Phase;
+import io.mpshare.core.model.DemandResolver;
+import io.mpshare.core.model.Gpu;
+import io.mpshare.core.model.NodeInventory;
+import io.mpshare.core.model.PodKey;
+import io.mpshare.deviceplugin.allocation.AllocationManager;
+import io.mpshare.deviceplugin.allocation.AnswerBuilder;
+import io.mpshare.deviceplugin.allocation.AnswerLog;
+import io.mpshare.deviceplugin.allocation.MemoryHandler;
+import io.mpshare.deviceplugin.allocation.PodConversion;
+import io.mpshare.deviceplugin.api.v1beta1.AllocateRequest;
+import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateRequest;
+import io.mpshare.deviceplugin.api.v1beta1.DevicePluginGrpc;
+import io.mpshare.deviceplugin.cluster.PodWrites;
+import io.mpshare.deviceplugin.devices.DeviceIds;
+import io.mpshare.deviceplugin.devices.HealthState;
+import io.mpshare.deviceplugin.kubelet.ResourceServer;
+import io.mpshare.deviceplugin.kubelet.UnixSockets;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Allocate latency as kubelet sees it: a blocking gRPC call over a unix socket to the real {@link ResourceServer},
+ * {@link MemoryHandler} and {@link AllocationManager}, with 110 pods on the node (the kubelet default maximum) all
+ * bound, annotated and waiting (the worst case for matching: every call scans every pod). Sizes mix 1..8 GiB, so
+ * equal-size pods compete (twins) and the oldest wins. Each round re-files the 110 pods (not timed) and answers all
+ * of them (timed, one call each). Writes go to a no-op sink: they are asynchronous in production too.
+ *
+ * <p>Run: {@code java -cp bench/target/...:deps io.mpshare.bench.deviceplugin.AllocateLatency [rounds] [pods]}
+ * (bench/README.md). Prints p50, p99, max in microseconds.
+ */
+public final class AllocateLatency {
+    private AllocateLatency() {}
+
+    public static void main(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 200;
+        int podsPerNode = args.length > 1 ? Integer.parseInt(args[1]) : 110;
+        var inv = new NodeInventory("n1", List.of(new Gpu(0, "GPU-00000000-0000-0000-0000-000000000000", "NVIDIA H200", 143_771, true),
+                new Gpu(1, "GPU-11111111-1111-1111-1111-111111111111", "NVIDIA H200", 143_771, true)));
+        PodWrites none = new PodWrites() {
+            @Override public void markAssigned(PodKey pod) { }
+
+            @Override public void patch(PodKey pod, Map<String, String> annotations) { }
+        };
+        Path dir = Files.createTempDirectory("mpshare-bench");
+        Path sock = dir.resolve("mem.sock");
+        var group = UnixSockets.newGroup(2);
+        var handler = new SwitchableHandler(inv);
+        var server = UnixSockets.serve(sock, group, new ResourceServer(handler));
+        var channel = UnixSockets.dial(sock, group);
+        var stub = DevicePluginGrpc.newBlockingStub(channel);
+        List<Pod> pods = pods(inv, podsPerNode);
+        int warmup = Math.max(20, rounds / 5);
+        long[] lat = new long[rounds * podsPerNode];
+        long[] direct = new long[rounds * podsPerNode];
+        int n = 0, d = 0;
+        for (int r = 0; r < warmup + rounds; r++) {
+            var manager = new AllocationManager("n1", MemoryUnit.GIB, inv, () -> "blue",
+                    new AnswerBuilder(Path.of(Names.RUN_DIR), false, MemoryUnit.GIB), none, new AnswerLog(), InstantSource.system(),
+                    AllocationManager.ChangeWaiter.NONE, Duration.ZERO);
+            for (Pod p : pods) manager.upserted(p);
+            handler.use(new MemoryHandler(inv, MemoryUnit.GIB, HealthState::healthy, manager));
+            int id = 0;
+            for (Pod p : pods) {
+                int units = Integer.parseInt(p.getSpec().getContainers().getFirst().getResources().getLimits().get(Names.RESOURCE_GPU_MEM).getAmount());
+                var req = ContainerAllocateRequest.newBuilder();
+                for (int i = 0; i < units; i++) req.addDevicesIds(DeviceIds.id(inv.gpu(0).uuid(), id++));
+                var call = AllocateRequest.newBuilder().addContainerRequests(req).build();
+                long t0 = System.nanoTime();
+                stub.allocate(call);
+                long t = System.nanoTime() - t0;
+                if (r >= warmup) lat[n++] = t;
+            }
+        }
+        // the same work without the transport: the handler called in-process
+        for (int r = 0; r < warmup + rounds; r++) {
+            var manager = new AllocationManager("n1", MemoryUnit.GIB, inv, () -> "blue",
+                    new AnswerBuilder(Path.of(Names.RUN_DIR), false, MemoryUnit.GIB), none, new AnswerLog(), InstantSource.system(),
+                    AllocationManager.ChangeWaiter.NONE, Duration.ZERO);
+            for (Pod p : pods) manager.upserted(p);
+            var h = new MemoryHandler(inv, MemoryUnit.GIB, HealthState::healthy, manager);
+            int id = 0;
+            for (Pod p : pods) {
+                int units = Integer.parseInt(p.getSpec().getContainers().getFirst().getResources().getLimits().get(Names.RESOURCE_GPU_MEM).getAmount());
+                var req = ContainerAllocateRequest.newBuilder();
+                for (int i = 0; i < units; i++) req.addDevicesIds(DeviceIds.id(inv.gpu(0).uuid(), id++));
+                var call = AllocateRequest.newBuilder().addContainerRequests(req).build();
+                long t0 = System.nanoTime();
+                h.allocate(call);
+                long t = System.nanoTime() - t0;
+                if (r >= warmup) direct[d++] = t;
+            }
+        }
+        Arrays.sort(direct, 0, d);
+        System.out.printf("in-process handler only, %d calls: p50 %.0f us, p99 %.0f us, max %.0f us%n",
+                d, direct[d / 2] / 1e3, direct[(int) (d * 0.99)] / 1e3, direct[d - 1] / 1e3);
+        Arrays.sort(lat, 0, n);
+        System.out.printf("device plugin Allocate, %d pods on the node, %d calls: p50 %.0f us, p99 %.0f us, p99.9 %.0f us, max %.0f us%n",
+                podsPerNode, n, lat[n / 2] / 1e3, lat[(int) (n * 0.99)] / 1e3, lat[(int) (n * 0.999)] / 1e3, lat[n - 1] / 1e3);
+        UnixSockets.shutdown(channel);
+        UnixSockets.shutdown(server);
+        group.shutdownGracefully();
+    }
+
+    static List<Pod> pods(NodeInventory inv, int count) {
+        var out = new ArrayList<Pod>();
+        Instant t = Instant.parse("2026-11-30T00:00:00Z");
+        var resolver = new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB);
+        for (int i = 0; i < count; i++) {
+            long units = 1 + (i % 8);
+            String uid = UUID.nameUUIDFromBytes(("p" + i).getBytes()).toString();
+            Pod pod = new PodBuilder().withNewMetadata().withName("p" + i).withNamespace("default").withUid(uid).endMetadata()
+                    .withNewSpec().withNodeName("n1").addToContainers(new ContainerBuilder().withName("main")
+                            .withNewResources().addToLimits(Names.RESOURCE_GPU_MEM, new Quantity(Long.toString(units))).endResources().build())
+                    .endSpec().withNewStatus().withPhase("Pending").endStatus().build();
+            var info = PodConversion.podInfo(pod, MemoryUnit.GIB);
+            var demand = ((DemandResolver.Resolution.Resolved) resolver.resolve(info)).demand();
+            int g = i % 2;
+            var a = new Allocation(info.key(), uid, "n1", List.of(g), List.of(inv.gpu(g).uuid()), demand, t.plusMillis(i), Phase.BOUND);
+            pod.getMetadata().setAnnotations(AllocationCodec.encode(a, MemoryUnit.GIB));
+            out.add(pod);
+        }
+        return out;
+    }
+
+    /** Lets one gRPC server serve a fresh manager each round. */
+    private static final class SwitchableHandler implements io.mpshare.deviceplugin.kubelet.ResourceHandler {
+        private final NodeInventory inv;
+        private volatile MemoryHandler delegate;
+
+        SwitchableHandler(NodeInventory inv) { this.inv = inv; }
+
+        void use(MemoryHandler h) { delegate = h; }
+
+        @Override public String resourceName() { return Names.RESOURCE_GPU_MEM; }
+
+        @Override public io.mpshare.deviceplugin.api.v1beta1.ListAndWatchResponse devices() { return delegate.devices(); }
+
+        @Override public io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationResponse preferred(
+                io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationRequest r) { return delegate.preferred(r); }
+
+        @Override public io.mpshare.deviceplugin.api.v1beta1.AllocateResponse allocate(AllocateRequest r) throws AllocateRefused {
+            return delegate.allocate(r);
+        }
+    }
+}
