@@ -30,6 +30,7 @@ public final class NodeState {
     private final Map<Long, Integer> uids;
     private final long maxFreeMib;
     private final long usableFreeMib;
+    private final long maxOpenFreeMib;
     /** Per position: (free MiB << 7) | free cores, or -1 when the GPU is unhealthy or over-booked. One array for the hot path. */
     private final long[] fitKeys;
 
@@ -54,12 +55,13 @@ public final class NodeState {
         this.allocCore = allocCore;
         this.pods = pods;
         this.uids = uids;
-        long max = Long.MIN_VALUE, sum = 0;
+        long max = Long.MIN_VALUE, sum = 0, open = -1;
         long[] keys = new long[allocMib.length];
         for (int i = 0; i < allocMib.length; i++) {
             long free = layout.totalMib[i] - allocMib[i];
             boolean healthy = layout.healthy[i];
             keys[i] = healthy && free >= 0 && allocCore[i] <= 100 ? (free << 7) | (100 - allocCore[i]) : -1;
+            if (keys[i] >= 0) open = Math.max(open, free);
             if (!healthy) continue;
             max = Math.max(max, free);
             sum += Math.max(0, free);
@@ -67,6 +69,7 @@ public final class NodeState {
         this.fitKeys = keys;
         this.maxFreeMib = max;
         this.usableFreeMib = sum;
+        this.maxOpenFreeMib = open;
     }
 
     public static NodeState empty(NodeInventory inventory) {
@@ -137,6 +140,11 @@ public final class NodeState {
     public boolean usable(int pos) { return layout.healthy[pos]; }
     /** Largest free memory on a healthy GPU, Long.MIN_VALUE when none is healthy. */
     public long maxFreeMib() { return maxFreeMib; }
+    /**
+     * Largest free memory on a GPU that can take a client now (healthy, not over-booked in memory or
+     * cores), -1 when none can. A one-GPU demand without a core share fits exactly when it is at most this.
+     */
+    public long maxOpenFreeMib() { return maxOpenFreeMib; }
     /** Free memory summed over healthy GPUs, each counted from 0 (an over-booked GPU adds nothing). */
     public long usableFreeMib() { return usableFreeMib; }
     public Map<PodKey, Allocation> pods() { return pods; }

@@ -25,4 +25,8 @@ public final class BinpackPolicy implements PlacementPolicy {
     @Override public long score(NodeState s, GpuDemand d) {
         return Ranked.score(s, d, uidRule, false);
     }
+
+    @Override public boolean fits(NodeState s, GpuDemand d) {
+        return Ranked.fits(s, d, uidRule);
+    }
 }

@@ -45,7 +45,7 @@ public final class PlacementEngine {
                 unresolvable.put(name, "node " + name + " publishes no mpshare GPU inventory (not labelled ack.node.gpu.schedule=mps, or its device plugin is not running)");
                 continue;
             }
-            if (policy.score(s, d) != PlacementPolicy.NO_FIT) { fits.add(name); continue; } // fast path: no reason needed
+            if (policy.fits(s, d)) { fits.add(name); continue; } // fast path: no reason needed
             switch (policy.evaluate(s, d)) {
                 case Evaluation.Fits f -> fits.add(name);
                 case Evaluation.Unfit u -> failed.put(name, u.reason());

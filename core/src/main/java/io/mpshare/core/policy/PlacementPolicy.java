@@ -23,4 +23,9 @@ public interface PlacementPolicy {
     default long score(NodeState node, GpuDemand demand) {
         return evaluate(node, demand) instanceof Evaluation.Fits f ? f.score() : NO_FIT;
     }
+
+    /** Whether {@link #evaluate} would answer Fits; the filter's question, answered as cheaply as the policy can. */
+    default boolean fits(NodeState node, GpuDemand demand) {
+        return score(node, demand) != NO_FIT;
+    }
 }

@@ -56,6 +56,14 @@ final class Ranked {
         return choose(s, d, uidRule, most) instanceof Evaluation.Fits f ? f.score() : PlacementPolicy.NO_FIT;
     }
 
+    /** Whether {@link #choose} would answer Fits; for one GPU without a core share, from one field of the snapshot. */
+    static boolean fits(NodeState s, GpuDemand d, boolean uidRule) {
+        if (uidRule && Fitting.uidConflict(s, d) != null) return false;
+        if (d.gpuCount() == 1)
+            return d.chargeCore() == 0 ? s.maxOpenFreeMib() >= d.chargeMib() : s.pickOne(d.chargeMib(), d.chargeCore(), false) >= 0;
+        return choose(s, d, false, false) instanceof Evaluation.Fits;
+    }
+
     /** Primary: memory left on the chosen GPUs; secondary: free memory (GiB, capped) left on the whole node. */
     private static long scoreOf(NodeState s, GpuDemand d, long leftover, boolean most) {
         long nodeFreeAfterGib = (s.usableFreeMib() - (long) d.gpuCount() * d.chargeMib()) >> 10;

@@ -20,4 +20,8 @@ public final class SpreadPolicy implements PlacementPolicy {
     @Override public long score(NodeState s, GpuDemand d) {
         return Ranked.score(s, d, uidRule, true);
     }
+
+    @Override public boolean fits(NodeState s, GpuDemand d) {
+        return Ranked.fits(s, d, uidRule);
+    }
 }

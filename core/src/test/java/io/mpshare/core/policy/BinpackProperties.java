@@ -72,11 +72,12 @@ class BinpackProperties {
     }
 
     @Property(tries = 300)
-    void score_agreesWithEvaluate(@ForAll("nodes") NodeState s, @ForAll("demands") GpuDemand d, @ForAll boolean spread) {
+    void scoreAndFits_agreeWithEvaluate(@ForAll("nodes") NodeState s, @ForAll("demands") GpuDemand d, @ForAll boolean spread) {
         PlacementPolicy p = spread ? new SpreadPolicy() : new BinpackPolicy();
         Evaluation e = p.evaluate(s, d);
         long expected = e instanceof Evaluation.Fits f ? f.score() : PlacementPolicy.NO_FIT;
         assertThat(p.score(s, d)).isEqualTo(expected);
+        assertThat(p.fits(s, d)).isEqualTo(e instanceof Evaluation.Fits);
     }
 
     private static void checkChoice(NodeState s, GpuDemand d, Evaluation e, boolean loosest) {

@@ -164,6 +164,8 @@ class PolicyTest {
         for (PlacementPolicy p : List.of(new BinpackPolicy(ruleOn), new SpreadPolicy(ruleOn))) {
             Evaluation e = p.evaluate(l.node("n"), demand(1024, 0, 1, podUid));
             assertThat(e instanceof Evaluation.Fits).as(p.name()).isEqualTo(fits);
+            assertThat(p.fits(l.node("n"), demand(1024, 0, 1, podUid))).as(p.name() + " fits").isEqualTo(fits);
+            assertThat(p.score(l.node("n"), demand(1024, 0, 1, podUid)) != PlacementPolicy.NO_FIT).as(p.name() + " score").isEqualTo(fits);
             if (!fits) assertThat(((Evaluation.Unfit) e).reason()).contains("UID 1000", "pod runs as UID 2000", "one UID at a time");
         }
     }
