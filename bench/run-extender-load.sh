@@ -14,8 +14,21 @@ cd "$root"
 if [ "${BUILD_DEPS:-0}" = 1 ]; then
   mvn -B -ntp -q -pl bench -am install -DskipTests
 fi
-mvn -B -ntp -q -pl bench compile dependency:build-classpath -Dmdep.outputFile=target/extender-load.classpath >/dev/null
-cp="bench/target/classes:$(cat bench/target/extender-load.classpath)"
+mkdir -p bench/target
+if ! mvn -B -ntp -q -pl bench compile dependency:build-classpath -Dmdep.outputFile=target/extender-load.classpath >bench/target/extender-load-build.log 2>&1; then
+  cat bench/target/extender-load-build.log >&2; echo "build failed" >&2; exit 1
+fi
+# private copies of the jars: other builds may reinstall snapshots in ~/.m2 while the run goes on
+lib=bench/target/extender-load-lib
+rm -rf "$lib" && mkdir -p "$lib"
+cp="bench/target/classes"
+IFS=: read -r -a jars < bench/target/extender-load.classpath || true  # no trailing newline
+for j in "${jars[@]}"; do
+  dest="$lib/$(basename "$j")"
+  cp "$j" "$dest"
+  unzip -tq "$dest" >/dev/null 2>&1 || { sleep 2; cp "$j" "$dest"; }
+  cp="$cp:$dest"
+done
 pin=()
 if [ -n "${CPUS:-}" ]; then pin=(taskset -c "$CPUS"); fi
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2

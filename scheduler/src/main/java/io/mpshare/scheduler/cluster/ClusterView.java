@@ -42,8 +42,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>Readiness: {@link #start} waits until both informers have listed, then replays both stores through
  *     the same handlers (idempotent), so the ledger is rebuilt before {@link #ready()} turns true.</li>
  * <li>Expiry: every {@code period}, ASSUMED bookings older than the ledger's TTL are released when their
- *     pod is gone, finished, has another UID, or is bound to another node; a pod still pending keeps its
- *     booking.</li>
+ *     pod is gone, finished, has another UID, is bound to another node, or is pending without an
+ *     allocation annotation naming the node (the bind that booked it is long over); a pending pod whose
+ *     annotation names the node keeps its booking.</li>
  * </ul>
  */
 public final class ClusterView implements AutoCloseable {
@@ -185,7 +186,11 @@ public final class ClusterView implements AutoCloseable {
         String uid = PodTranslator.uid(p);
         if (!a.podUid().isEmpty() && !uid.isEmpty() && !a.podUid().equals(uid)) return false;
         String node = PodTranslator.nodeName(p);
-        return node == null || node.equals(a.node());
+        if (node != null) return node.equals(a.node());
+        // pending: wanted only while its allocation annotation still names this node (a bind that
+        // died between PATCH and Binding); a bind that failed and cleaned up leaves no annotation
+        String ann = PodTranslator.annotations(p).get(Names.ANN_ALLOCATION);
+        return ann != null && ann.contains(";node=" + a.node() + ";");
     }
 
     @Override public void close() {

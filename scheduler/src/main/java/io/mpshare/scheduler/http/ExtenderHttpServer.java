@@ -52,6 +52,9 @@ public final class ExtenderHttpServer implements AutoCloseable {
         this.metrics = metrics;
         this.ready = ready;
         this.version = version;
+        // replies go out as headers + one body write: without TCP_NODELAY, Nagle can hold the body back
+        // until the client's delayed ACK. The JDK server reads this property once, when it first starts.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) System.setProperty("sun.net.httpserver.nodelay", "true");
         this.server = HttpServer.create(address, 1024);
         this.workers = Executors.newFixedThreadPool(threads, Thread.ofPlatform().name("extender-http-", 0).daemon(true).factory());
         server.setExecutor(workers);

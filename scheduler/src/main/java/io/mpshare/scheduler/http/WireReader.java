@@ -9,6 +9,7 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.util.JsonRecyclerPools;
 
 import java.io.InputStream;
 import java.io.StringWriter;
@@ -26,7 +27,8 @@ import java.util.Map;
  * <p>Thread-safe: the factory is shared, parsers are per call.
  */
 public final class WireReader {
-    private final JsonFactory json = new JsonFactory();
+    /** Buffers recycled per thread: the HTTP workers are a fixed pool of platform threads. */
+    private final JsonFactory json = JsonFactory.builder().recyclerPool(JsonRecyclerPools.threadLocalPool()).build();
 
     public ExtenderArgs extenderArgs(InputStream in) throws WireException {
         try (JsonParser p = json.createParser(ObjectReadContext.empty(), in)) {

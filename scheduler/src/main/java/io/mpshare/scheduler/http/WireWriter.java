@@ -5,6 +5,7 @@ import io.mpshare.scheduler.Verbs.FilterAnswer;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.util.JsonRecyclerPools;
 
 import java.io.OutputStream;
 import java.util.List;
@@ -15,7 +16,7 @@ import java.util.Map;
  * {@code HostPriorityList} and {@code ExtenderBindingResult}. Thread-safe.
  */
 public final class WireWriter {
-    private final JsonFactory json = new JsonFactory();
+    private final JsonFactory json = JsonFactory.builder().recyclerPool(JsonRecyclerPools.threadLocalPool()).build();
 
     public JsonGenerator generator(OutputStream out) {
         return json.createGenerator(ObjectWriteContext.empty(), out);

@@ -174,7 +174,7 @@ class ExtenderMockServerIT {
         assertThat(ext.ledger().node("bad").gpuCount()).isZero();
     }
 
-    @Test void staleAssumption_boundElsewhere_expiresAfterTtl_pendingOneKept() throws Exception {
+    @Test void staleAssumptions_expireAfterTtl_annotatedPendingKept() throws Exception {
         // annotated for n1 by a bind that never created its Binding
         var half = new Allocation(PodKey.of("default", "half"), "uid-half", "n1", List.of(5), List.of("GPU-n1-5"),
                 GpuDemand.simple(2 * 1024, 0, 1, 512), clock.instant(), Phase.ASSUMED);
@@ -188,11 +188,15 @@ class ExtenderMockServerIT {
         // someone else binds it to n2
         client.pods().inNamespace("default").withName("half").edit(p -> { p.getSpec().setNodeName("n2"); return p; });
         eventually("informer sees half on n2", () -> client.pods().inNamespace("default").withName("half").get().getSpec().getNodeName() != null);
+        // a booking left by a bind that failed and removed its annotation: job-0 is pending, unannotated
+        var jobKey = PodKey.of("default", "job-0");
+        assertThat(ext.ledger().assume(jobKey, "", "n1", GpuDemand.simple(1024, 0, 1, 512), new BinpackPolicy()).toString()).contains("Assumed");
         assertThat(ext.expireNow()).isEmpty(); // younger than the TTL
         clock.advance(Duration.ofMinutes(6));
-        eventually("half expires", () -> !ext.expireNow().isEmpty() || ext.ledger().allocation(PodKey.of("default", "half")).isEmpty());
+        eventually("half expires", () -> { ext.expireNow(); return ext.ledger().allocation(PodKey.of("default", "half")).isEmpty(); });
         assertThat(ext.ledger().allocation(PodKey.of("default", "half"))).isEmpty();
-        assertThat(ext.ledger().allocation(PodKey.of("default", "pending"))).isPresent(); // still waiting to be bound: kept
+        assertThat(ext.ledger().allocation(jobKey)).isEmpty();
+        assertThat(ext.ledger().allocation(PodKey.of("default", "pending"))).isPresent(); // annotated, waiting to be bound: kept
     }
 }
 
