@@ -32,11 +32,28 @@ public final class WebhookServer implements AutoCloseable {
     public static final String MUTATE_PATH = "/mutate";
     public static final String HEALTH_PATH = "/healthz";
 
-    private final HttpsServer server;
-    private final KubernetesSerialization json = new KubernetesSerialization();
+    /** A pod review answered once before serving: fabric8's first read of a review loads its model (seconds). */
+    private static final String WARM_UP = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"warm-up\","
+            + "\"kind\":{\"group\":\"\",\"version\":\"v1\",\"kind\":\"Pod\"},\"namespace\":\"default\",\"operation\":\"CREATE\","
+            + "\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"warm-up\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+            + "\"resources\":{\"limits\":{\"aliyun.com/gpu-mem\":\"1\"}}}]}}}}";
 
-    /** Binds {@code address} (port 0 picks a free one) and starts serving on {@code executor}. */
+    private final HttpsServer server;
+    private final KubernetesSerialization json;
+
     public WebhookServer(InetSocketAddress address, SSLContext tls, PodAdmission admission, ExecutorService executor) throws IOException {
+        this(address, tls, admission, executor, new KubernetesSerialization());
+    }
+
+    /**
+     * Answers one review in-process (so that the first real one, under kube-apiserver's timeout, is not the slow one),
+     * then binds {@code address} (port 0 picks a free one) and serves on {@code executor}.
+     */
+    public WebhookServer(InetSocketAddress address, SSLContext tls, PodAdmission admission, ExecutorService executor,
+                         KubernetesSerialization json) throws IOException {
+        this.json = json;
+        json.asJson(admission.validate(json.unmarshal(WARM_UP, AdmissionReview.class)));
+        json.asJson(admission.mutate(json.unmarshal(WARM_UP, AdmissionReview.class)));
         server = HttpsServer.create(address, 64);
         server.setHttpsConfigurator(new HttpsConfigurator(tls));
         server.createContext(VALIDATE_PATH, ex -> review(ex, admission::validate));

@@ -47,8 +47,8 @@ class WebhookServerIT {
         cert = SelfSigned.create(List.of("localhost", "mpshare-webhook.mpshare-system.svc"), Instant.now(), Duration.ofDays(1));
         executor = Executors.newFixedThreadPool(2);
         var admission = new PodAdmission(new PodValidator(AdmissionRules.defaults(Set.of("mpshare-system"))),
-                () -> OptionalLong.of(143_771), Names.SCHEDULER_NAME);
-        server = new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), cert.sslContext(), admission, executor);
+                () -> OptionalLong.of(143_771), Names.SCHEDULER_NAME, JSON);
+        server = new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), cert.sslContext(), admission, executor, JSON);
         client = HttpClient.newBuilder().sslContext(trusting(cert)).connectTimeout(Duration.ofSeconds(5)).build();
     }
 

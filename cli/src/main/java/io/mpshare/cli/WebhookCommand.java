@@ -2,6 +2,7 @@ package io.mpshare.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.mpshare.admission.WebhookServer;
 import io.mpshare.admission.cluster.LargestGpu;
 import io.mpshare.admission.review.PodAdmission;
@@ -81,10 +82,11 @@ public final class WebhookCommand implements Callable<Integer> {
             ServingCertificate cert = mounted != null ? mounted.load()
                     : new SecretCertificateStore(client, ns, tlsSecret, SelfSigned.serviceDnsNames(service, ns), InstantSource.system(),
                     Duration.ofDays(3650), Duration.ofDays(30)).obtain();
-            var admission = new PodAdmission(new PodValidator(new AdmissionRules(allowedNs, memUnit, reserveMib)), largest, schedulerName);
+            KubernetesSerialization json = client != null ? client.getKubernetesSerialization() : new KubernetesSerialization();
+            var admission = new PodAdmission(new PodValidator(new AdmissionRules(allowedNs, memUnit, reserveMib)), largest, schedulerName, json);
             var patcher = client == null ? null : new CaBundlePatcher(client, mutating, validating, service, ns);
             if (patcher != null) patcher.patch(cert.caPem());
-            WebhookServer server = new WebhookServer(new InetSocketAddress(port), cert.sslContext(), admission, requests);
+            WebhookServer server = new WebhookServer(new InetSocketAddress(port), cert.sslContext(), admission, requests, json);
             LOG.info("mpshare webhook serving on :" + server.port() + " (namespace " + ns + ", scheduler " + (schedulerName.isEmpty() ? "unchanged" : schedulerName) + ")");
             var current = new AtomicReference<>(cert);
             scheduler.scheduleWithFixedDelay(() -> reconcile(server, mounted, patcher, current), reconcileSeconds, reconcileSeconds, TimeUnit.SECONDS);

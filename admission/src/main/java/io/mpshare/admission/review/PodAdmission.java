@@ -29,16 +29,21 @@ public final class PodAdmission {
     private final PodValidator validator;
     private final Supplier<OptionalLong> largestGpuMib;
     private final String schedulerName;
-    private final KubernetesSerialization json = new KubernetesSerialization();
+    private final KubernetesSerialization json;
 
     /**
      * @param largestGpuMib the cluster's largest GPU, asked once per review (empty: unknown)
      * @param schedulerName scheduler to set on shared-GPU pods, or empty to leave schedulerName alone
      */
-    public PodAdmission(PodValidator validator, Supplier<OptionalLong> largestGpuMib, String schedulerName) {
+    public PodAdmission(PodValidator validator, Supplier<OptionalLong> largestGpuMib, String schedulerName, KubernetesSerialization json) {
         this.validator = validator;
         this.largestGpuMib = largestGpuMib;
         this.schedulerName = schedulerName == null ? "" : schedulerName;
+        this.json = json;
+    }
+
+    public PodAdmission(PodValidator validator, Supplier<OptionalLong> largestGpuMib, String schedulerName) {
+        this(validator, largestGpuMib, schedulerName, new KubernetesSerialization());
     }
 
     public AdmissionReview validate(AdmissionReview review) {

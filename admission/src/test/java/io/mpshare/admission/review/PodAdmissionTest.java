@@ -16,10 +16,11 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class PodAdmissionTest {
-    private final KubernetesSerialization json = new KubernetesSerialization();
+    /** One serializer for the class: fabric8's first read of a review costs seconds, later ones milliseconds. */
+    private static final KubernetesSerialization json = new KubernetesSerialization();
     private final PodValidator validator = new PodValidator(AdmissionRules.defaults(Set.of("mpshare-system")));
-    private final PodAdmission steering = new PodAdmission(validator, () -> OptionalLong.of(143_771), Names.SCHEDULER_NAME);
-    private final PodAdmission plain = new PodAdmission(validator, OptionalLong::empty, "");
+    private final PodAdmission steering = new PodAdmission(validator, () -> OptionalLong.of(143_771), Names.SCHEDULER_NAME, json);
+    private final PodAdmission plain = new PodAdmission(validator, OptionalLong::empty, "", json);
 
     private AdmissionReview review(String name) { return json.unmarshal(Reviews.json(name), AdmissionReview.class); }
 
