@@ -18,27 +18,42 @@ import java.util.concurrent.ConcurrentHashMap;
  * is minus the increase that placing the pod causes (finer than the paper's integer sigmoid, so fewer
  * ties); ties go to the node left with less free GPU share (packing), then in the engine to the name.
  *
+ * <p>Host CPU. The extender knows each node's free CPU (allocatable minus the requests of its pods) and
+ * the pod's CPU request; {@link #evaluate(NodeState, GpuDemand, long, long)} takes them, and then an entry
+ * whose CPU the node can no longer host counts all the node's free GPU share as fragment (the paper's
+ * "lack CPU" case). {@link #evaluate(NodeState, GpuDemand)} is the same with CPU unknown (never short).
+ * {@link #hostScore} scores a CPU-only pod by the GPU share its CPU would strand.
+ *
  * <p>Implementation notes. Free share is measured per GPU in thousandths of that GPU
  * ({@code min(freeMib/totalMib, freeCore/100)}), so GPUs of different sizes compare. For entries on one
  * GPU the fragmentation is a sum over GPUs of {@code phi(free)}, where {@code phi(x) = x * weight of the
- * entries needing more than x}; {@code phi} is tabulated once per GPU size, so a candidate GPU costs two
- * table reads. Entries on several GPUs (few) are counted per node. No allocation on the hot path beyond
+ * entries needing more than x} (among those whose CPU the node can host; the others add their weight times
+ * all the free share); {@code phi} is tabulated once per GPU size and CPU level, so a candidate GPU costs a
+ * few table reads. Entries on several GPUs (few) are counted per node. No allocation on the hot path beyond
  * the returned {@link Evaluation.Fits}; a filter+score over 1,213 nodes stays around a hundred microseconds.
  * Immutable and thread-safe (the per-size tables are built lazily in a concurrent map).
  */
 public final class FragmentationPolicy implements PlacementPolicy {
     private static final int MAX_GPUS = 64;
     private static final long TIE_SLOTS = 1 << 16;
-    /** Default width of a score step, in thousandths of a GPU of expected fragmentation. */
-    public static final double DEFAULT_TOLERANCE = 1.0 / 64;
+    /** CPU left when the caller does not know it: every entry fits. */
+    public static final long CPU_UNKNOWN = Long.MAX_VALUE;
+    /**
+     * Default width of a score step: increases of expected fragmentation within 20 thousandths of a GPU
+     * count as equal and the packing tie-break decides (tuned on the openb traces: 1/64 and 10 lose 0.3
+     * points on the default trace, 20-40 are flat; docs/decisions/default-placement-policy.md).
+     */
+    public static final double DEFAULT_TOLERANCE = 20;
 
     private final TaskMix mix;
     private final double tolerance;
     private final boolean uidRule;
+    /** Distinct CPU asks of the entries, ascending; an entry's level is its index here. */
+    private final long[] cpuLevels;
     private final ConcurrentHashMap<Long, Tables> bySize = new ConcurrentHashMap<>();
     private volatile Tables last;
 
-    /** Per-thread scratch: candidates, free before, chosen, per-GPU tables, multi-entry counts. */
+    /** Per-thread scratch: candidates, free before, per-GPU tables, multi-entry counts. */
     private static final class Scratch {
         final int[] cand = new int[MAX_GPUS], before = new int[MAX_GPUS];
         final Tables[] tabs = new Tables[MAX_GPUS];
@@ -57,6 +72,7 @@ public final class FragmentationPolicy implements PlacementPolicy {
         if (!(tolerance > 0)) throw new IllegalArgumentException("tolerance must be > 0, got " + tolerance);
         this.tolerance = tolerance;
         this.uidRule = uidRule;
+        this.cpuLevels = mix.entries().stream().mapToLong(TaskMix.Entry::cpuMilli).distinct().sorted().toArray();
     }
 
     public FragmentationPolicy(TaskMix mix) { this(mix, DEFAULT_TOLERANCE, false); }
@@ -65,8 +81,12 @@ public final class FragmentationPolicy implements PlacementPolicy {
 
     @Override public String name() { return "fragmentation"; }
 
-    /** Per GPU size: phi over single-GPU entries, and the needs of the multi-GPU entries (same order for every size). */
-    private record Tables(long totalMib, double[] phi, int[] multiNeed, int[] multiCount, double[] multiWeight) {}
+    /**
+     * Per GPU size. {@code phi[l][x]}: x times the weight of single-GPU entries of CPU level below l needing
+     * more than x; {@code lack[l]}: weight of single-GPU entries of level l or above (the node cannot host
+     * their CPU). Multi-GPU entries: need, count, weight, level (same order for every size).
+     */
+    private record Tables(long totalMib, double[][] phi, double[] lack, int[] multiNeed, int[] multiCount, double[] multiWeight, int[] multiLevel) {}
 
     private Tables tables(long totalMib) {
         Tables t = last;
@@ -77,20 +97,33 @@ public final class FragmentationPolicy implements PlacementPolicy {
     }
 
     private Tables build(long totalMib) {
-        double[] above = new double[1002]; // above[x] = weight of single-GPU entries needing more than x
+        int levels = cpuLevels.length;
+        double[][] above = new double[levels + 1][1002];
+        double[] lack = new double[levels + 1];
         int multi = 0;
         for (TaskMix.Entry e : mix.entries()) if (e.gpuCount() > 1) multi++;
-        int[] need = new int[multi], count = new int[multi];
+        int[] need = new int[multi], count = new int[multi], level = new int[multi];
         double[] weight = new double[multi];
         int m = 0;
         for (TaskMix.Entry e : mix.entries()) {
-            int n = e.needPermille(totalMib);
-            if (e.gpuCount() == 1) { for (int x = 0; x < n && x <= 1000; x++) above[x] += e.weight(); }
-            else { need[m] = n; count[m] = e.gpuCount(); weight[m] = e.weight(); m++; }
+            int n = e.needPermille(totalMib), lv = Arrays.binarySearch(cpuLevels, e.cpuMilli());
+            if (e.gpuCount() == 1) {
+                for (int l = 0; l <= levels; l++) {
+                    if (lv < l) { for (int x = 0; x < n && x <= 1000; x++) above[l][x] += e.weight(); }
+                    else lack[l] += e.weight();
+                }
+            } else { need[m] = n; count[m] = e.gpuCount(); weight[m] = e.weight(); level[m] = lv; m++; }
         }
-        double[] phi = new double[1001];
-        for (int x = 0; x <= 1000; x++) phi[x] = x * above[x];
-        return new Tables(totalMib, phi, need, count, weight);
+        double[][] phi = new double[levels + 1][1001];
+        for (int l = 0; l <= levels; l++) for (int x = 0; x <= 1000; x++) phi[l][x] = x * above[l][x];
+        return new Tables(totalMib, phi, lack, need, count, weight, level);
+    }
+
+    /** How many CPU levels a node with {@code cpuLeft} free can host (entries below that level fit its CPU). */
+    private int level(long cpuLeft) {
+        if (cpuLeft == CPU_UNKNOWN) return cpuLevels.length;
+        int i = Arrays.binarySearch(cpuLevels, cpuLeft);
+        return i >= 0 ? i + 1 : -i - 1;
     }
 
     /** Free share of GPU {@code pos} in thousandths after charging {@code mib} and {@code core} more; 0 when unusable. */
@@ -102,7 +135,13 @@ public final class FragmentationPolicy implements PlacementPolicy {
         return (int) Math.min(1000, Math.min(mem, cores));
     }
 
-    @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
+    @Override public Evaluation evaluate(NodeState s, GpuDemand d) { return evaluate(s, d, CPU_UNKNOWN, 0); }
+
+    /**
+     * @param cpuLeft  the node's free CPU in thousandths of a core before the pod, or {@link #CPU_UNKNOWN}
+     * @param podCpu   the pod's CPU request in thousandths of a core (host filters have checked it fits)
+     */
+    public Evaluation evaluate(NodeState s, GpuDemand d, long cpuLeft, long podCpu) {
         int n = s.gpuCount();
         if (n > MAX_GPUS) return new Evaluation.Unresolvable("node " + s.name() + " has " + n + " GPUs; at most " + MAX_GPUS + " are supported");
         Scratch x = SCRATCH.get();
@@ -114,20 +153,29 @@ public final class FragmentationPolicy implements PlacementPolicy {
             if (why != null) return new Evaluation.Unfit(why);
         }
         Tables[] tabs = x.tabs;
+        int lb = level(cpuLeft), la = cpuLeft == CPU_UNKNOWN ? lb : level(cpuLeft - podCpu);
         int all = 0;
+        double phiB = 0, phiA = 0; // sums over the GPUs as they are, at the CPU level before and after
         for (int i = 0; i < n; i++) {
             long total = s.totalMib(i);
-            tabs[i] = i > 0 && tabs[i - 1].totalMib() == total ? tabs[i - 1] : tables(total);
-            before[i] = freePermille(s, i, 0, 0);
-            all += before[i];
+            Tables t = i > 0 && tabs[i - 1].totalMib() == total ? tabs[i - 1] : tables(total);
+            tabs[i] = t;
+            int b = freePermille(s, i, 0, 0);
+            before[i] = b;
+            all += b;
+            phiB += t.phi()[lb][b];
+            phiA += t.phi()[la][b];
         }
-        int multi = tabs[0].multiNeed().length;
+        Tables t0 = tabs[0];
+        int multi = t0.multiNeed().length;
         if (x.fit.length < multi) { x.fit = new int[multi]; x.low = new long[multi]; }
         int[] fit = x.fit;
         long[] low = x.low;
+        double fragB = phiB + t0.lack()[lb] * all;
         for (int m = 0; m < multi; m++) {
             fit[m] = 0; low[m] = 0;
             for (int i = 0; i < n; i++) { if (before[i] >= tabs[i].multiNeed()[m]) fit[m]++; else low[m] += before[i]; }
+            fragB += t0.multiWeight()[m] * (t0.multiLevel()[m] < lb && fit[m] >= t0.multiCount()[m] ? low[m] : all);
         }
         int[] chosen;
         double delta;
@@ -139,7 +187,10 @@ public final class FragmentationPolicy implements PlacementPolicy {
                 int p = cand[c];
                 if (sameAsEarlier(s, cand, before, c)) continue; // an equal GPU earlier scores the same; the first wins
                 int a = freePermille(s, p, d.chargeMib(), d.chargeCore());
-                double dl = tabs[p].phi()[a] - tabs[p].phi()[before[p]] + multiDelta(tabs, p, before[p], a, fit, low, all, multi);
+                int allA = all - before[p] + a;
+                double fragA = phiA - tabs[p].phi()[la][before[p]] + tabs[p].phi()[la][a] + t0.lack()[la] * allA
+                        + multiAfter(tabs, p, before[p], a, fit, low, allA, multi, la);
+                double dl = fragA - fragB;
                 if (best < 0 || dl < bestDelta - 1e-9 || (dl <= bestDelta + 1e-9 && a < bestAfter)) { best = p; bestDelta = dl; bestAfter = a; }
             }
             chosen = new int[] {best};
@@ -147,37 +198,86 @@ public final class FragmentationPolicy implements PlacementPolicy {
             leftAfter = all - before[best] + bestAfter;
         } else {
             chosen = tightest(s, cand, found, d.gpuCount());
-            delta = 0;
+            double phi = phiA;
             leftAfter = all;
             for (int p : chosen) {
                 int a = freePermille(s, p, d.chargeMib(), d.chargeCore());
-                delta += tabs[p].phi()[a] - tabs[p].phi()[before[p]] + multiDelta(tabs, p, before[p], a, fit, low, leftAfter, multi);
-                for (int m = 0; m < multi; m++) { // apply the change, so the next GPU's delta starts from it
+                phi += tabs[p].phi()[la][a] - tabs[p].phi()[la][before[p]];
+                for (int m = 0; m < multi; m++) {
                     int need = tabs[p].multiNeed()[m];
                     if (before[p] >= need) fit[m]--; else low[m] -= before[p];
                     if (a >= need) fit[m]++; else low[m] += a;
                 }
                 leftAfter += a - before[p];
             }
+            double fragA = phi + t0.lack()[la] * leftAfter;
+            for (int m = 0; m < multi; m++)
+                fragA += t0.multiWeight()[m] * (t0.multiLevel()[m] < la && fit[m] >= t0.multiCount()[m] ? low[m] : leftAfter);
+            delta = fragA - fragB;
         }
-        long primary = -(long) Math.floor(delta / tolerance + 1e-6);
-        long score = primary * TIE_SLOTS + (TIE_SLOTS - 1 - Math.min(Math.max(leftAfter, 0), TIE_SLOTS - 1));
-        return new Evaluation.Fits(chosen, score);
+        return new Evaluation.Fits(chosen, score(delta, leftAfter));
     }
 
-    /** Change of the multi-GPU entries' fragmentation when one GPU goes from {@code b} to {@code a} free thousandths. */
-    private static double multiDelta(Tables[] tabs, int p, int b, int a, int[] fit, long[] low, int all, int multi) {
-        double d = 0;
+    private long score(double delta, long leftAfter) {
+        long primary = -(long) Math.floor(delta / tolerance + 1e-6);
+        return primary * TIE_SLOTS + (TIE_SLOTS - 1 - Math.min(Math.max(leftAfter, 0), TIE_SLOTS - 1));
+    }
+
+    /**
+     * This policy as the extender applies it to one pod on one node whose free CPU it knows: what
+     * {@link io.mpshare.core.ledger.Ledger#assume} needs so that bind picks the GPUs prioritize scored.
+     */
+    public PlacementPolicy forHost(long cpuLeft, long podCpu) {
+        return new PlacementPolicy() {
+            @Override public String name() { return FragmentationPolicy.this.name(); }
+            @Override public Evaluation evaluate(NodeState s, GpuDemand d) { return FragmentationPolicy.this.evaluate(s, d, cpuLeft, podCpu); }
+        };
+    }
+
+    /**
+     * Score of a pod that asks CPU only ({@code podCpu}, thousandths of a core) on a node with {@code cpuLeft}
+     * free: minus the growth of expected GPU fragmentation that taking the CPU causes; comparable with other
+     * nodes' {@code hostScore} for the same pod. For the kube-scheduler side (a score plugin), not the extender.
+     */
+    public long hostScore(NodeState s, long cpuLeft, long podCpu) {
+        int n = s.gpuCount();
+        int lb = level(cpuLeft), la = level(cpuLeft - podCpu);
+        int all = 0;
+        double fragB = 0, fragA = 0;
+        int[] free = new int[n];
+        for (int i = 0; i < n; i++) {
+            Tables t = tables(s.totalMib(i));
+            free[i] = freePermille(s, i, 0, 0);
+            all += free[i];
+            fragB += t.phi()[lb][free[i]];
+            fragA += t.phi()[la][free[i]];
+        }
+        if (n == 0) return score(0, 0);
+        Tables t0 = tables(s.totalMib(0));
+        fragB += t0.lack()[lb] * all;
+        fragA += t0.lack()[la] * all;
+        for (int m = 0; m < t0.multiNeed().length; m++) {
+            int fit = 0;
+            long low = 0;
+            for (int i = 0; i < n; i++) { if (free[i] >= tables(s.totalMib(i)).multiNeed()[m]) fit++; else low += free[i]; }
+            boolean room = fit >= t0.multiCount()[m];
+            fragB += t0.multiWeight()[m] * (t0.multiLevel()[m] < lb && room ? low : all);
+            fragA += t0.multiWeight()[m] * (t0.multiLevel()[m] < la && room ? low : all);
+        }
+        return score(fragA - fragB, all);
+    }
+
+    /** Fragmentation of the multi-GPU entries when one GPU goes from {@code b} to {@code a} free thousandths, at CPU level {@code la}. */
+    private static double multiAfter(Tables[] tabs, int p, int b, int a, int[] fit, long[] low, int allA, int multi, int la) {
+        double f = 0;
         Tables t = tabs[p];
         for (int m = 0; m < multi; m++) {
-            int need = t.multiNeed()[m], k = t.multiCount()[m];
+            int need = t.multiNeed()[m];
             int fit2 = fit[m] - (b >= need ? 1 : 0) + (a >= need ? 1 : 0);
             long low2 = low[m] - (b >= need ? 0 : b) + (a >= need ? 0 : a);
-            long frag = fit[m] >= k ? low[m] : all;
-            long frag2 = fit2 >= k ? low2 : all - b + a;
-            d += t.multiWeight()[m] * (frag2 - frag);
+            f += t.multiWeight()[m] * (t.multiLevel()[m] < la && fit2 >= t.multiCount()[m] ? low2 : allA);
         }
-        return d;
+        return f;
     }
 
     private static boolean sameAsEarlier(NodeState s, int[] cand, int[] before, int c) {

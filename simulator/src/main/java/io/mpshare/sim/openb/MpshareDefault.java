@@ -10,8 +10,6 @@ import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.Evaluation;
 import io.mpshare.core.policy.FragmentationPolicy;
-import io.mpshare.core.policy.PlacementEngine;
-import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.core.policy.TaskMix;
 
 import java.time.Duration;
@@ -29,31 +27,35 @@ import java.util.SplittableRandom;
 /**
  * mpshare's own placement on the trace, through the real core: every node is an mpshare inventory in a
  * {@link Ledger}; a GPU task becomes the {@link GpuDemand} mpshare would charge on that node's GPU model
- * (share of {@code gpu_milli} thousandths: {@code floor(gpu_milli * totalMib / 1000)} MiB and
- * {@code gpu_milli / 10} percent of the cores, no context reserve); the core policy scores each node that
- * passes the host filters (CPU, memory, model) exactly as the extender's prioritize does, and the pod is
- * booked through {@link PlacementEngine#assume}, so the GPUs are the ones bind would pick. Ties go to the
- * first node in trace order (the engine's {@code bestNode} rule).
+ * (a share of {@code gpu_milli} thousandths: {@code floor(gpu_milli * totalMib / 1000)} MiB and
+ * {@code gpu_milli / 10} percent of the cores, no context reserve; whole GPUs: all of both). The replay's
+ * host filters (CPU, memory, model) stand for kube-scheduler's; {@link FragmentationPolicy} then scores each
+ * node that passes, with the node's free CPU, as the extender's prioritize would, and the pod is booked by
+ * {@link Ledger#assume} with the same policy and inputs ({@link FragmentationPolicy#forHost}), so the GPUs
+ * are the ones bind would pick. Ties go to the first node in trace order ({@code PlacementEngine.bestNode}
+ * breaks them by name, the same order here).
  *
- * <p>CPU-only tasks are not the extender's: they stand for kube-scheduler's choice, here the node with the
- * least free GPU share (then the least free CPU), so they use CPU where GPUs are already taken.
+ * <p>The task mix is the trace's GPU tasks, by (GPU count, share per GPU, CPU), weighted by how often each
+ * comes: what the extender would learn from the pods it has seen.
+ *
+ * <p>CPU-only tasks are kube-scheduler's, not the extender's: the replay stands for a score plugin using
+ * {@link FragmentationPolicy#hostScore}, the node where taking the CPU strands the least GPU share.
  */
 final class MpshareDefault implements ReplayPolicy {
     private final Ledger ledger = new Ledger(InstantSource.fixed(Instant.EPOCH), Duration.ofDays(365));
-    private final PlacementPolicy policy;
-    private final PlacementEngine engine;
+    private final FragmentationPolicy policy;
     private final NodeState[] states;
     private final long[] gpuMib;
     private final int[] sizeIndex;
     private final long[] sizes;
-    private final Map<Integer, Shape> shapes = new HashMap<>();
+    private final Map<List<Long>, Shape> shapes = new HashMap<>();
     private final Evaluation[][] memo;
     private GpuDemand pending;
+    private Cluster cluster;
     private int seq;
 
-    MpshareDefault(List<OpenbTrace.Node> nodes, GpuModels models, PlacementPolicy policy) {
+    MpshareDefault(List<OpenbTrace.Node> nodes, GpuModels models, FragmentationPolicy policy) {
         this.policy = policy;
-        this.engine = new PlacementEngine(ledger, policy);
         states = new NodeState[nodes.size()];
         gpuMib = new long[nodes.size()];
         sizeIndex = new int[nodes.size()];
@@ -75,15 +77,15 @@ final class MpshareDefault implements ReplayPolicy {
 
     /** The default policy with the mix of the trace's GPU tasks: (GPU count, share per GPU), weighted by how often each comes. */
     static MpshareDefault of(List<OpenbTrace.Node> nodes, GpuModels models, List<OpenbTrace.Task> trace) {
-        double tol = Double.parseDouble(System.getProperty("dbg.tol", "" + FragmentationPolicy.DEFAULT_TOLERANCE));
-        return new MpshareDefault(nodes, models, new FragmentationPolicy(mixOf(trace), tol, false));
+        return new MpshareDefault(nodes, models, new FragmentationPolicy(mixOf(trace)));
     }
 
     static TaskMix mixOf(List<OpenbTrace.Task> trace) {
-        Map<List<Integer>, Integer> counts = new LinkedHashMap<>();
-        for (OpenbTrace.Task t : trace) if (t.numGpu() > 0) counts.merge(List.of(t.numGpu(), t.milliPerGpu()), 1, Integer::sum);
+        Map<List<Long>, Integer> counts = new LinkedHashMap<>();
+        for (OpenbTrace.Task t : trace)
+            if (t.numGpu() > 0) counts.merge(List.of((long) t.numGpu(), (long) t.milliPerGpu(), t.cpuMilli()), 1, Integer::sum);
         List<TaskMix.Entry> entries = new ArrayList<>();
-        counts.forEach((k, n) -> entries.add(new TaskMix.Entry(k.get(0), 0, k.get(1), 0, n)));
+        counts.forEach((k, n) -> entries.add(new TaskMix.Entry(k.get(0).intValue(), 0, k.get(1).intValue(), 0, k.get(2), n)));
         return new TaskMix(entries);
     }
 
@@ -96,13 +98,13 @@ final class MpshareDefault implements ReplayPolicy {
     }
 
     /** The task's charge on each GPU size of the cluster, and a small id for its shape. */
-    private record Shape(int id, GpuDemand[] bySize) {}
+    private record Shape(int id, GpuDemand[] bySize, long cpu) {}
 
     private Shape shapeOf(OpenbTrace.Task t) {
-        return shapes.computeIfAbsent((t.numGpu() << 11) | t.milliPerGpu(), k -> {
+        return shapes.computeIfAbsent(List.of((long) t.numGpu(), (long) t.milliPerGpu(), t.cpuMilli()), k -> {
             GpuDemand[] a = new GpuDemand[sizes.length];
             for (int z = 0; z < sizes.length; z++) if (sizes[z] > 0) a[z] = demand(t, sizes[z]);
-            return new Shape(shapes.size(), a);
+            return new Shape(shapes.size(), a, t.cpuMilli());
         });
     }
 
@@ -118,11 +120,12 @@ final class MpshareDefault implements ReplayPolicy {
             memo[i] = row;
         }
         Evaluation e = row[shape.id()];
-        if (e == null) row[shape.id()] = e = policy.evaluate(states[i], shape.bySize()[sizeIndex[i]]);
+        if (e == null) row[shape.id()] = e = policy.evaluate(states[i], shape.bySize()[sizeIndex[i]], cluster.cpuLeft[i], shape.cpu());
         return e;
     }
 
     @Override public Placement choose(Cluster c, OpenbTrace.Task t, SplittableRandom rnd) {
+        cluster = c;
         if (t.numGpu() == 0) return cpuOnly(c, t);
         Shape shape = shapeOf(t);
         int best = -1;
@@ -141,26 +144,35 @@ final class MpshareDefault implements ReplayPolicy {
         return new Placement(best, positions);
     }
 
-    private static Placement cpuOnly(Cluster c, OpenbTrace.Task t) {
+    /**
+     * A CPU-only task is kube-scheduler's, not the extender's; the replay stands in for a score plugin using
+     * the same fragmentation measure: the node where taking the CPU strands the least GPU share (first in
+     * trace order on ties).
+     */
+    private Placement cpuOnly(Cluster c, OpenbTrace.Task t) {
         int best = -1;
+        long bestScore = Long.MIN_VALUE;
         for (int i = 0; i < c.size(); i++) {
             if (!c.hostFits(i, t)) continue;
-            if (best < 0 || c.gpuLeftTotal(i) < c.gpuLeftTotal(best)
-                    || (c.gpuLeftTotal(i) == c.gpuLeftTotal(best) && c.cpuLeft[i] < c.cpuLeft[best])) best = i;
+            long s = policy.hostScore(states[i], c.cpuLeft[i], t.cpuMilli());
+            if (best < 0 || s > bestScore) { best = i; bestScore = s; }
         }
         return best < 0 ? null : new Placement(best, new int[0]);
     }
 
     @Override public void placed(Cluster c, OpenbTrace.Task t, Placement p) {
+        if (memo[p.node()] != null) Arrays.fill(memo[p.node()], null); // its CPU changed, and maybe its GPUs
         if (t.numGpu() == 0) return;
         String node = c.nodes.get(p.node()).name();
-        AssumeResult r = engine.assume(PodKey.of("openb", t.name() + "-" + seq++), "", node, pending);
+        // bind: the ledger books what the policy picks with the same inputs prioritize had (the node's CPU
+        // as it was before this task)
+        long cpuBefore = c.cpuLeft[p.node()] + t.cpuMilli();
+        AssumeResult r = ledger.assume(PodKey.of("openb", t.name() + "-" + seq++), "", node, pending, policy.forHost(cpuBefore, t.cpuMilli()));
         if (!(r instanceof AssumeResult.Assumed a))
             throw new IllegalStateException("the ledger refused " + t.name() + " on " + node + ": " + r);
         for (int k = 0; k < p.gpus().length; k++)
             if (a.allocation().gpuIndices().get(k) != p.gpus()[k])
                 throw new IllegalStateException("bind chose GPUs " + a.allocation().gpuIndices() + " but prioritize " + java.util.Arrays.toString(p.gpus()));
         states[p.node()] = ledger.node(node);
-        if (memo[p.node()] != null) Arrays.fill(memo[p.node()], null);
     }
 }
