@@ -15,8 +15,11 @@ import picocli.CommandLine.Spec;
         subcommands = {
                 // subcommands: keep one per line, alphabetical
                 DevicePluginCommand.class,
+                HostCommand.class,
                 InspectCommand.class,
                 MpsControlCommand.class,
+                PsCommand.class,
+                RunCommand.class,
                 SchedulerExtenderCommand.class,
                 SimulateCommand.class,
                 WebhookCommand.class,

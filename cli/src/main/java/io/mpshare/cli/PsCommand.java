@@ -1,0 +1,29 @@
+package io.mpshare.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.mpshare.host.PsFormat;
+import io.mpshare.host.api.HostClient;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/** {@code mpshare ps}: the host's GPUs, jobs and live use per process. */
+@Command(name = "ps", mixinStandardHelpOptions = true, description = "Shows this host's GPUs, jobs and their live GPU use (needs 'mpshare host').")
+public final class PsCommand implements Callable<Integer> {
+    @Option(names = "--socket", defaultValue = "/run/mpshare/host.sock", description = "the host's API socket (default ${DEFAULT-VALUE})") Path socket;
+    @Option(names = "--json", description = "print the answer as JSON") boolean json;
+
+    @Override public Integer call() throws Exception {
+        JsonNode ps;
+        try {
+            ps = new HostClient(socket).ps();
+        } catch (HostClient.Unreachable e) {
+            System.err.println("mpshare ps: " + e.getMessage());
+            return 1;
+        }
+        System.out.print(json ? ps.toPrettyString() + "\n" : PsFormat.text(ps));
+        return 0;
+    }
+}
