@@ -41,6 +41,7 @@ class ChartTest {
                 "webhook.tls.secretName", "mpshare-webhook-cert",
                 "webhook.failurePolicy", "Ignore",
                 "mpsControl.hostIPC", "true",
+                "devicePlugin.mountDevShm", "true",
                 "mpsControl.colours.green.tag", "0.2.0",
                 "runtimeClassName", "nvidia",
                 "metrics.serviceMonitor.enabled", "true",
@@ -89,6 +90,8 @@ class ChartTest {
         assertThat(blue.getContainers().getFirst().getImage()).endsWith(":0.1.0");
         assertThat(green.getContainers().getFirst().getImage()).endsWith(":0.2.0");
         assertThat(green.getRuntimeClassName()).isEqualTo("nvidia");
+        PodSpec plugin = other.one(DaemonSet.class, FULL + "-device-plugin").getSpec().getTemplate().getSpec();
+        assertThat(Rendered.container(plugin, "device-plugin").getArgs()).contains("--mount-dev-shm");
     }
 
     @Test
@@ -102,6 +105,8 @@ class ChartTest {
         assertThat(hostPaths(pod)).containsExactlyInAnyOrder(Names.DEVICE_PLUGIN_DIR, "/var/lib/kubelet/pod-resources", Names.RUN_DIR);
         assertThat(Names.POD_RESOURCES_SOCKET).startsWith("/var/lib/kubelet/pod-resources/");
         Container c = Rendered.container(pod, "device-plugin");
+        assertThat(c.getArgs()).containsExactly("device-plugin", "--node-name=$(NODE_NAME)", "--run-dir=" + Names.RUN_DIR,
+                "--metrics-port=39996", "--gpu-mem-unit=GiB");
         assertThat(c.getSecurityContext().getPrivileged()).isFalse();
         assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
