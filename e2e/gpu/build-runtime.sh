@@ -2,8 +2,8 @@
 # Builds what the GPU machine needs to run mpshare's node code (it has no Java), under the git-ignored .device/:
 #   .device/jre.tgz   a jlink runtime (java.base, java.logging, java.net.http, jdk.httpserver, java.management,
 #                     jdk.unsupported, java.naming, java.xml, java.sql), about 28 MB packed (49 MB unpacked);
-#   .device/lib/      the nvml, mps and core jars and their runtime dependencies (Jackson, Prometheus, picocli);
-#   .device/e2e-check.jar  e2e/gpu/java (NvmlMpsCheck) with MpsControlCommand compiled in.
+#   .device/lib/      the nvml, mps, policing, host and core jars and their runtime dependencies (Jackson, Prometheus, picocli);
+#   .device/e2e-check.jar  e2e/gpu/java (NvmlMpsCheck, HostMain) with MpsControlCommand, HostCommand, RunCommand and PsCommand compiled in.
 # Why not the shaded mpshare.jar: it is about 57 MB (fabric8, gRPC, Bouncy Castle...), and with the runtime it
 # would pass the 64 MiB a device call may carry. The node code needs none of that. Pass --shaded to add it anyway
 # (then carry it alone, or without the runtime).
@@ -25,17 +25,18 @@ if [ ! -f "$D/jre.tgz" ] || [ "${REBUILD_JRE:-0}" = 1 ]; then
   rm -rf "$D/jre"
 fi
 
-mvn -B -ntp -q -pl nvml,mps -am install -DskipTests
+mvn -B -ntp -q -pl nvml,mps,policing,host -am install -DskipTests
 rm -rf "$D/lib" && mkdir -p "$D/lib"
-mvn -B -ntp -q -pl mps dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$PWD/$D/lib"
-cp nvml/target/mpshare-nvml-*.jar mps/target/mpshare-mps-*.jar "$D/lib/"
+mvn -B -ntp -q -pl host dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$PWD/$D/lib"
+cp nvml/target/mpshare-nvml-*.jar mps/target/mpshare-mps-*.jar policing/target/mpshare-policing-*.jar host/target/mpshare-host-*.jar "$D/lib/"
 PICOCLI=$(sed -n 's:.*<picocli.version>\(.*\)</picocli.version>.*:\1:p' pom.xml)
 M2=${M2_REPO:-$HOME/.m2/repository}
 cp "${M2:-$HOME/.m2/repository}/info/picocli/picocli/$PICOCLI/picocli-$PICOCLI.jar" "$D/lib/"
 
 rm -rf "$D/classes" && mkdir -p "$D/classes"
 "$JAVA_HOME/bin/javac" --release 25 -d "$D/classes" -cp "$D/lib/*" \
-  $(find e2e/gpu/java -name '*.java') cli/src/main/java/io/mpshare/cli/MpsControlCommand.java
+  $(find e2e/gpu/java -name '*.java') cli/src/main/java/io/mpshare/cli/MpsControlCommand.java \
+  cli/src/main/java/io/mpshare/cli/{Host,Run,Ps}Command.java
 "$JAVA_HOME/bin/jar" --create --file "$D/e2e-check.jar" -C "$D/classes" .
 rm -rf "$D/classes"
 

@@ -91,7 +91,7 @@ public final class HostRuntime {
         for (JobRecord j : service.restore()) LOG.info("restart: freed job " + j.id() + " (process " + j.pid() + " is gone)");
         LOG.info("restart: kept " + service.jobs().size() + " running job(s)");
 
-        ApiHandler.RecentEvents recent = new ApiHandler.RecentEvents(50);
+        ApiHandler.RecentEvents recent = new ApiHandler.RecentEvents(200);
         EventSink log = EventSink.logging();
         ScheduledExecutorService work = Executors.newScheduledThreadPool(2, Thread.ofPlatform().name("host-work-", 0).daemon().factory());
         Evictor stopJob = (uid, reason) -> service.job(uid)
