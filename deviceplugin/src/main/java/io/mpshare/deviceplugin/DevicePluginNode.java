@@ -116,6 +116,12 @@ public final class DevicePluginNode implements AutoCloseable {
         });
         monitor.tick();
         publishQuietly(publisher, monitor.current());
+        try {
+            var r = reconciler.reconcile();   // before serving: pods admitted by an earlier run must not be matched again
+            if (r.marked() > 0) LOG.info("start-up reconcile: " + r);
+        } catch (RuntimeException e) {
+            LOG.warning("start-up reconcile from pod-resources failed (kubelet not up yet?): " + e.getMessage());
+        }
         var mem = new PluginEndpoint(memServer, cfg.pluginDir(), DevicePluginConfig.MEM_SOCKET, cfg.kubeletSocket(), group);
         var core = new PluginEndpoint(coreServer, cfg.pluginDir(), DevicePluginConfig.CORE_SOCKET, cfg.kubeletSocket(), group);
         mem.ensure();

@@ -237,6 +237,18 @@ public final class AllocationManager implements PodListener {
     /** Whether this process answered every GPU container of the pod. */
     public boolean fullyAnswered(String uid) { return claims.getOrDefault(uid, Claims.NONE).complete(); }
 
+    /**
+     * kubelet already holds devices for every app container of this pod (pod-resources) but this process never
+     * answered it (it did before a restart): it is admitted, so it must never be matched again.
+     */
+    public void admittedElsewhere(Allocation a) {
+        candidates.remove(a.podUid());
+        Candidate c = Candidate.of(a, unit);
+        long all = c.order().size() >= 64 ? -1L : (1L << c.order().size()) - 1;
+        claims.put(a.podUid(), new Claims(all, c.order().size()));
+        known.put(a.pod(), a.withPhase(Phase.ASSIGNED));
+    }
+
     /** Records a correction the reconciler wrote, so the next pass sees it before the watch echoes it. */
     public void corrected(Allocation a) { known.put(a.pod(), a); }
 

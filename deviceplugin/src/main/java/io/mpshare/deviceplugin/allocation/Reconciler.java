@@ -91,10 +91,23 @@ public final class Reconciler {
                 annotator.markAssigned(a.pod());
                 manager.corrected(a.withPhase(Phase.ASSIGNED));
                 marked++;
+            } else if (a.phase() != Phase.ASSIGNED && real == null && holdsEveryAppContainer(a, e.getValue())) {
+                // answered by an earlier run of this process whose assigned patch was lost: never match it again
+                LOG.info("pod " + a.pod() + " was admitted before this process started; marking it assigned");
+                manager.admittedElsewhere(a);
+                annotator.markAssigned(a.pod());
+                marked++;
             }
         }
         manager.answerLog().prune(heldKeys, clock.instant().minus(answerTtl));
         return new Result(corrected, marked, mixed);
+    }
+
+    private static boolean holdsEveryAppContainer(Allocation a, List<Holding> held) {
+        var names = new HashSet<String>();
+        for (Holding h : held) names.add(h.container());
+        for (var c : a.demand().containers()) if (!c.init() && !names.contains(c.name())) return false;
+        return true;
     }
 
     private void fix(Allocation mine, Allocation real, List<Holding> held) {

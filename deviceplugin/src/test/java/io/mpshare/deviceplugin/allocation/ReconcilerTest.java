@@ -84,6 +84,16 @@ class ReconcilerTest {
         assertThat(writes.assigned()).containsExactly(PodKey.of("default", "p"));
     }
 
+    @Test void reconcile_admittedBeforeARestart_markedAndNeverMatchedAgain() throws Exception {
+        // an earlier run answered "old" but its assigned patch was lost; this run never answered it
+        manager.upserted(TestPods.pod("old").mem("main", 7).on("n1").placed(INV, 0).assumedAt(T0).build());
+        manager.upserted(TestPods.pod("new").mem("main", 7).on("n1").placed(INV, 1).assumedAt(T0.plusSeconds(1)).build());
+        held.add(new Holding(PodKey.of("default", "old"), "main", ids("GPU-aaaa", 0, 7)));
+        assertThat(reconciler.reconcile().marked()).isEqualTo(1);
+        assertThat(writes.assigned()).containsExactly(PodKey.of("default", "old"));
+        assertThat(manager.allocate(ids("GPU-bbbb", 0, 7)).getEnvsMap()).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-bbbb");
+    }
+
     @Test void reconcile_answersOfGoneContainers_pruned() throws Exception {
         manager.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
         manager.allocate(ids("GPU-aaaa", 0, 7));
