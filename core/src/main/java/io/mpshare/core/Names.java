@@ -37,6 +37,16 @@ public final class Names {
     public static final String ANN_NODE_GPUS_TIME = ANNOTATION_PREFIX + "gpus-time";
     /** Node: the MPS daemon colour (generation) that receives new clients: blue or green. */
     public static final String ANN_NODE_MPS_ACTIVE = ANNOTATION_PREFIX + "mps-active";
+    /** Node: progress of {@code mpshare upgrade-node} on this node, so an interrupted run resumes (upgrade module). */
+    public static final String ANN_NODE_UPGRADE = ANNOTATION_PREFIX + "upgrade-state";
+    /** Pod: the MPS daemon colour(s) its containers were given at Allocate ({@code blue}, {@code green}, or both comma-separated). */
+    public static final String ANN_MPS_COLOUR = ANNOTATION_PREFIX + "mps-colour";
+    /** Label of each MPS control daemon pod and DaemonSet: its colour (the chart's {@code mpshare.io/colour}). */
+    public static final String LABEL_MPS_COLOUR = ANNOTATION_PREFIX + "colour";
+    /** The two MPS daemon colours (generations); {@link #MPS_COLOUR_DEFAULT} is active where a node names none. */
+    public static final String MPS_COLOUR_BLUE = "blue";
+    public static final String MPS_COLOUR_GREEN = "green";
+    public static final String MPS_COLOUR_DEFAULT = MPS_COLOUR_BLUE;
 
     /** ACK gpushare v1 annotations, read so that pods placed by gpushare are accounted. */
     public static final String ACK_GPU_MEM_IDX = "ALIYUN_COM_GPU_MEM_IDX";

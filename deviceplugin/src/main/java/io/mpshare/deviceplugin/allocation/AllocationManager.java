@@ -45,8 +45,10 @@ import java.util.function.Supplier;
  * <li><b>Twins.</b> Two pods with identical requests can be answered in the other's place (Allocate cannot tell them
  *     apart). Every answer is logged by device-ID set ({@link AnswerLog}); {@link Reconciler} reads the pod-resources
  *     API shortly after and rewrites annotations to the GPU each container really got.</li>
- * <li><b>Writes.</b> When a pod's last GPU container is answered, {@code mpshare.io/assigned=true} is merge-patched
- *     asynchronously ({@link PodWrites}); the reconciler re-marks pods whose patch was lost.</li>
+ * <li><b>Writes.</b> When a pod's last GPU container is answered, {@code mpshare.io/assigned=true} and
+ *     {@code mpshare.io/mps-colour} (the MPS daemon colour its containers were given; {@code mpshare upgrade-node}
+ *     counts the old colour's clients from it) are merge-patched together, asynchronously ({@link PodWrites});
+ *     the reconciler re-marks pods whose patch was lost.</li>
  * </ul>
  */
 public final class AllocationManager implements PodListener {
@@ -66,6 +68,8 @@ public final class AllocationManager implements PodListener {
     private final ConcurrentHashMap<String, Claims> claims = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, String> problems = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<PodKey, Allocation> known = new ConcurrentHashMap<>();
+    /** Pod UID → the MPS colour(s) its answered containers were given (recorded with {@code assigned}). */
+    private final ConcurrentHashMap<String, String> colours = new ConcurrentHashMap<>();
 
     /** How Allocate waits for the informer: {@code NodePodCache} in production. */
     public interface ChangeWaiter {
@@ -110,9 +114,11 @@ public final class AllocationManager implements PodListener {
         if (p == null) throw new AllocateRefused(explain(want));
         Candidate c = p.candidate();
         ContainerShare share = c.order().get(p.index());
-        ContainerAllocateResponse resp = answers.build(c.allocation(), share, colour.get());
+        String given = colour.get();
+        ContainerAllocateResponse resp = answers.build(c.allocation(), share, given);
+        String podColours = colours.merge(c.uid(), given, AllocationManager::union);
         log.record(deviceIds, new Answer(c.pod(), c.uid(), share.name(), c.allocation(), clock.instant()));
-        if (p.claims().complete()) annotator.markAssigned(c.pod());
+        if (p.claims().complete()) annotator.markAssigned(c.pod(), podColours);
         afterAllocate.run();
         return resp;
     }
@@ -121,6 +127,11 @@ public final class AllocationManager implements PodListener {
     public Optional<Allocation> peek(long units) {
         for (Candidate c : ordered()) if (c.firstOpen(units, claims.getOrDefault(c.uid(), Claims.NONE)) >= 0) return Optional.of(c.allocation());
         return Optional.empty();
+    }
+
+    /** "blue" ∪ "green" = "blue,green": a pod whose containers straddled a colour switch names both. */
+    static String union(String had, String more) {
+        return java.util.Arrays.asList(had.split(",")).contains(more) ? had : had + "," + more;
     }
 
     private Pick claimWaiting(long want) throws AllocateRefused {
@@ -224,6 +235,7 @@ public final class AllocationManager implements PodListener {
         candidates.remove(uid);
         problems.remove(uid);
         claims.remove(uid);
+        colours.remove(uid);
         known.remove(key);
     }
 

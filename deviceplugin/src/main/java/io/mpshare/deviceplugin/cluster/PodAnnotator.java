@@ -31,6 +31,11 @@ public final class PodAnnotator implements PodWrites {
         patch(pod, Map.of(Names.ANN_ASSIGNED, "true", Names.ACK_GPU_MEM_ASSIGNED, "true"));
     }
 
+    /** {@code assigned}, its ACK twin and the colour(s) given, in one merge patch. */
+    @Override public void markAssigned(PodKey pod, String colours) {
+        patch(pod, Map.of(Names.ANN_ASSIGNED, "true", Names.ACK_GPU_MEM_ASSIGNED, "true", Names.ANN_MPS_COLOUR, colours));
+    }
+
     @Override public void patch(PodKey pod, Map<String, String> annotations) {
         executor.execute(() -> patchNow(pod, annotations));
     }

@@ -116,6 +116,21 @@ class AllocationManagerTest {
         assertThat(writes.assigned()).containsExactly(PodKey.of("default", "p"));
     }
 
+    @Test void allocate_recordsTheColourGiven_withAssigned() throws Exception {
+        colour = "green";
+        add(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
+        manager.allocate(devices(7));
+        assertThat(writes.writes).anySatisfy(w -> assertThat(w.annotations()).containsEntry(Names.ANN_MPS_COLOUR, "green"));
+    }
+
+    @Test void allocate_colourSwitchBetweenContainers_recordsBoth() throws Exception {
+        add(TestPods.pod("p").initMem("setup", 3).mem("main", 7).on("n1").placed(INV, 0).build());
+        manager.allocate(devices(3));
+        colour = "green";
+        manager.allocate(devices(7));
+        assertThat(writes.writes).anySatisfy(w -> assertThat(w.annotations()).containsEntry(Names.ANN_MPS_COLOUR, "blue,green"));
+    }
+
     @Test void allocate_podPartlyAnswered_goesBeforeOlderPod() throws Exception {
         add(TestPods.pod("two").mem("a", 4).mem("b", 4).on("n1").placed(INV, 0).assumedAt(T0.plusSeconds(10)).build());
         manager.allocate(devices(4));
