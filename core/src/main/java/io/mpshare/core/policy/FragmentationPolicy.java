@@ -137,6 +137,17 @@ public final class FragmentationPolicy implements PlacementPolicy {
 
     @Override public Evaluation evaluate(NodeState s, GpuDemand d) { return evaluate(s, d, CPU_UNKNOWN, 0); }
 
+    /** The filter's question without building a reason: enough GPUs with room (and no UID conflict). */
+    @Override public boolean fits(NodeState s, GpuDemand d) {
+        if (s.gpuCount() > MAX_GPUS) return false;
+        if (Fitting.candidates(s, d, SCRATCH.get().cand) < d.gpuCount()) return false;
+        return !uidRule || Fitting.uidConflict(s, d) == null;
+    }
+
+    @Override public long score(NodeState s, GpuDemand d) {
+        return fits(s, d) && evaluate(s, d) instanceof Evaluation.Fits f ? f.score() : NO_FIT;
+    }
+
     /**
      * @param cpuLeft  the node's free CPU in thousandths of a core before the pod, or {@link #CPU_UNKNOWN}
      * @param podCpu   the pod's CPU request in thousandths of a core (host filters have checked it fits)

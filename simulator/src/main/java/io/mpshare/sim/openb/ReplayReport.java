@@ -1,12 +1,14 @@
 package io.mpshare.sim.openb;
 
+import io.mpshare.sim.report.svg.LineChart;
+
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * Text table and self-contained HTML report (inline SVG, no scripts) of an openb comparison, next to the
- * figures the paper published for the same traces (shared/traces/README.md).
+ * Text table and self-contained HTML report (inline SVG through the simulator's {@link LineChart}, no
+ * scripts) of an openb comparison, next to the figures the paper published (shared/traces/README.md).
  */
 public final class ReplayReport {
     private ReplayReport() {}
@@ -41,8 +43,6 @@ public final class ReplayReport {
         return sb.toString();
     }
 
-    private static final String[] COLOURS = {"#7f7f7f", "#1f77b4", "#2ca02c", "#ff7f0e", "#d62728"};
-
     public static String html(Experiment.Outcome o) {
         StringBuilder sb = new StringBuilder();
         sb.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>mpshare openb trace replay</title>")
@@ -67,44 +67,22 @@ public final class ReplayReport {
         List<String> traces = o.stats().stream().map(Experiment.Stats::trace).distinct().toList();
         for (String t : traces) {
             sb.append("<h2>").append(esc(t)).append(": allocation ratio vs arrived workload</h2>");
-            sb.append(curves(o.stats().stream().filter(s -> s.trace().equals(t)).toList()));
+            sb.append(curves(t, o.stats().stream().filter(s -> s.trace().equals(t)).toList()));
         }
         return sb.append("</body></html>\n").toString();
     }
 
-    /** Mean curves of one trace, one line per policy, as an inline SVG. */
-    static String curves(List<Experiment.Stats> stats) {
-        int w = 720, h = 360, left = 50, right = 170, top = 10, bottom = 40;
-        int pw = w - left - right, ph = h - top - bottom;
+    /** Mean curves of one trace, one line per policy, with the paper's FGD figure as a reference line (the shared LineChart). */
+    static String curves(String trace, List<Experiment.Stats> stats) {
         int steps = stats.getFirst().meanCurve().length - 1;
-        StringBuilder sb = new StringBuilder();
-        sb.append("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(w).append("\" height=\"").append(h)
-          .append("\" font-family=\"sans-serif\" font-size=\"11\">");
-        sb.append("<rect x=\"").append(left).append("\" y=\"").append(top).append("\" width=\"").append(pw).append("\" height=\"").append(ph)
-          .append("\" fill=\"none\" stroke=\"#999\"/>");
-        for (int y = 0; y <= 100; y += 20) {
-            double py = top + ph - ph * y / 100.0;
-            sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%d%%</text>",
-                    left, left + pw, py, py, left - 4, py + 4, y));
-        }
-        for (int x = 0; x <= steps; x += 10) {
-            double px = left + pw * x / (double) steps;
-            sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d%%</text>", px, top + ph + 14, x));
-        }
-        sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">arrived GPU workload (%% of capacity)</text>",
-                left + pw / 2, h - 6));
-        for (int i = 0; i < stats.size(); i++) {
-            Experiment.Stats s = stats.get(i);
-            String colour = COLOURS[s.policy().ordinal() % COLOURS.length];
-            StringBuilder pts = new StringBuilder();
-            for (int k = 0; k <= steps; k++)
-                pts.append(String.format(Locale.ROOT, "%.1f,%.1f ", left + pw * k / (double) steps, top + ph - ph * s.meanCurve()[k]));
-            sb.append("<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"").append(colour).append("\" points=\"").append(pts).append("\"/>");
-            int ly = top + 14 + 16 * i;
-            sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"/><text x=\"%d\" y=\"%d\">%s %s%%</text>",
-                    left + pw + 10, left + pw + 30, ly - 4, ly - 4, colour, left + pw + 34, ly, esc(s.policy().label), pct(s.mean())));
-        }
-        return sb.append("</svg>").toString();
+        double[] x = new double[steps + 1];
+        for (int k = 0; k <= steps; k++) x[k] = k;
+        LineChart chart = new LineChart(trace + ": GPU allocation ratio vs arrived workload", "arrived GPU workload (% of capacity)", "allocated")
+                .percent().smooth().yRange(0, 1);
+        for (Experiment.Stats s : stats) chart.series(s.policy().label + " " + pct(s.mean()) + "%", x, s.meanCurve());
+        Double fgd = published(trace, Policies.FGD);
+        if (fgd != null) chart.reference("paper's FGD " + fgd + "%", fgd / 100);
+        return chart.render();
     }
 
     static String esc(String s) {
