@@ -30,11 +30,12 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
     @Option(names = "--assume-ttl", defaultValue = "PT5M", description = "keep an unconfirmed booking this long before it may expire, ISO-8601 (default ${DEFAULT-VALUE})") Duration assumeTtl;
     @Option(names = "--expiry-period", defaultValue = "PT30S", description = "how often unconfirmed bookings are checked (default ${DEFAULT-VALUE})") Duration expiryPeriod;
     @Option(names = "--bind-attempts", defaultValue = "5", description = "annotation PATCH attempts when the pod changed meanwhile (default ${DEFAULT-VALUE})") int bindAttempts;
-    @Option(names = "--http-threads", defaultValue = "8", description = "HTTP worker threads (default ${DEFAULT-VALUE})") int httpThreads;
+    @Option(names = "--http-threads", defaultValue = "0", description = "HTTP worker threads; 0 = one per CPU (default ${DEFAULT-VALUE})") int httpThreads;
     @Option(names = "--sync-timeout", defaultValue = "PT5M", description = "how long to wait for the first list of nodes and pods (default ${DEFAULT-VALUE})") Duration syncTimeout;
 
     @Override public Integer call() throws Exception {
-        var config = new ExtenderConfig(port, MemoryUnit.parse(unit), reserveMib, policy, uidRule, assumeTtl, expiryPeriod, bindAttempts, httpThreads);
+        int threads = httpThreads > 0 ? httpThreads : Runtime.getRuntime().availableProcessors();
+        var config = new ExtenderConfig(port, MemoryUnit.parse(unit), reserveMib, policy, uidRule, assumeTtl, expiryPeriod, bindAttempts, threads);
         var done = new CountDownLatch(1);
         try (KubernetesClient client = new KubernetesClientBuilder().build();
              var extender = new SchedulerExtender(config, client, SchedulerExtender.policy(policy, uidRule), InstantSource.system(), version())) {

@@ -17,7 +17,8 @@ import java.util.Objects;
  * @param assumeTtl     how long an assumed allocation of a pod that is gone or bound elsewhere is kept
  * @param expiryPeriod  how often assumed allocations are checked
  * @param bindAttempts  attempts of the annotation PATCH when the pod's resourceVersion moved (409)
- * @param httpThreads   worker threads of the HTTP server
+ * @param httpThreads   worker threads of the HTTP server; one per CPU measured best (docs/benchmarks.md#extender):
+ *                      a filter walks thousands of node snapshots and is memory-bound, more threads thrash the caches
  */
 public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String policy, boolean uidRule,
                              Duration assumeTtl, Duration expiryPeriod, int bindAttempts, int httpThreads) {
@@ -34,7 +35,7 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
 
     public static ExtenderConfig defaults() {
         return new ExtenderConfig(Names.EXTENDER_PORT, MemoryUnit.GIB, Names.DEFAULT_CONTEXT_RESERVE_MIB, "binpack", false,
-                Duration.ofMinutes(5), Duration.ofSeconds(30), 5, Math.max(4, 2 * Runtime.getRuntime().availableProcessors()));
+                Duration.ofMinutes(5), Duration.ofSeconds(30), 5, Runtime.getRuntime().availableProcessors());
     }
 
     public ExtenderConfig withPort(int p) {

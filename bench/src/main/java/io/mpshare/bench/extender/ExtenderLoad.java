@@ -52,7 +52,7 @@ import java.util.concurrent.Executors;
 public final class ExtenderLoad {
     public static void main(String[] args) throws Exception {
         int nodes = arg(args, 0, 5_000), pods = arg(args, 1, 40_000), clients = arg(args, 2, 16);
-        int warmup = arg(args, 3, 10), measure = arg(args, 4, 20), threads = arg(args, 5, 4);
+        int warmup = arg(args, 3, 30), measure = arg(args, 4, 15), threads = arg(args, 5, Runtime.getRuntime().availableProcessors());
         System.out.printf(Locale.ROOT, "cluster: %d nodes x 8 GPUs, %d pods; %d clients, %d server threads; %d s warm-up, %d s measured; JDK %s, %d CPUs%n",
                 nodes, pods, clients, threads, warmup, measure, Runtime.version(), Runtime.getRuntime().availableProcessors());
         Ledger ledger = new Ledger(InstantSource.system(), Duration.ofMinutes(5));
