@@ -24,7 +24,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -105,8 +105,8 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Override public Integer call() {
         validate();
-        PrintStream stdout = spec.commandLine().getOut() == null ? System.out : new PrintStream(new WriterOutputStream(spec.commandLine().getOut()), true, StandardCharsets.UTF_8);
-        PrintStream stderr = new PrintStream(new WriterOutputStream(spec.commandLine().getErr()), true, StandardCharsets.UTF_8);
+        PrintWriter stdout = spec.commandLine().getOut();
+        PrintWriter stderr = spec.commandLine().getErr();
         Workload workload;
         try {
             workload = workload();
@@ -117,9 +117,11 @@ public final class SimulateCommand implements Callable<Integer> {
                 if (++shown > 50) { stderr.println("  ... and " + (e.errors().size() - 50) + " more"); break; }
                 stderr.println("  " + trace + ":" + err);
             }
+            stderr.flush();
             return 1;
         } catch (IOException e) {
             stderr.println("mpshare simulate: cannot read " + trace + ": " + e.getMessage());
+            stderr.flush();
             return 1;
         }
         var cluster = new ClusterShape(nodes, gpusPerNode, gpuMib, gpuMib == ClusterShape.H200_MIB ? "NVIDIA H200" : "GPU");
@@ -141,10 +143,12 @@ public final class SimulateCommand implements Callable<Integer> {
             Files.writeString(out, HtmlReport.render(result, workload.description(), facts), StandardCharsets.UTF_8);
         } catch (IOException e) {
             stderr.println("mpshare simulate: cannot write the report to " + out + ": " + e.getMessage());
+            stderr.flush();
             return 1;
         }
         stdout.println();
         stdout.printf(Locale.ROOT, "report: %s  (simulated in %.1f s)%n", out.toAbsolutePath(), seconds);
+        stdout.flush();
         return 0;
     }
 
@@ -216,13 +220,13 @@ public final class SimulateCommand implements Callable<Integer> {
 
     /** Progress on stderr: nothing for the first second, then at most one line a second with each run's share done. */
     static final class ProgressPrinter implements Progress {
-        private final PrintStream err;
+        private final PrintWriter err;
         private final LongSupplier nanoTime;
         private final long start;
         private long last;
         private final java.util.Map<String, Double> done = new java.util.LinkedHashMap<>();
 
-        ProgressPrinter(PrintStream err, LongSupplier nanoTime) {
+        ProgressPrinter(PrintWriter err, LongSupplier nanoTime) {
             this.err = err;
             this.nanoTime = nanoTime;
             this.start = nanoTime.getAsLong();
@@ -237,23 +241,7 @@ public final class SimulateCommand implements Callable<Integer> {
             StringBuilder b = new StringBuilder();
             done.forEach((name, f) -> b.append(b.isEmpty() ? "" : ", ").append(name).append(' ').append(f >= 1 ? "done" : Math.round(f * 100) + "%"));
             err.printf(Locale.ROOT, "simulate (%.0f s): %s%n", (now - start) / 1e9, b);
-        }
-    }
-
-    /** Bridges picocli's PrintWriter to a PrintStream. */
-    private static final class WriterOutputStream extends java.io.OutputStream {
-        private final java.io.PrintWriter w;
-        private final java.nio.charset.CharsetDecoder dec = StandardCharsets.UTF_8.newDecoder();
-        private final java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
-
-        WriterOutputStream(java.io.PrintWriter w) { this.w = w; }
-
-        @Override public void write(int b) { buf.write(b); }
-
-        @Override public void flush() {
-            w.write(buf.toString(StandardCharsets.UTF_8));
-            buf.reset();
-            w.flush();
+            err.flush();
         }
     }
 }

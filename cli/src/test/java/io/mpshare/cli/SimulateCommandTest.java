@@ -59,8 +59,8 @@ class SimulateCommandTest {
     @Test
     void progressPrinter_quietForTheFirstSecond_thenOneLineASecond() {
         long[] now = {0};
-        var buf = new java.io.ByteArrayOutputStream();
-        var p = new SimulateCommand.ProgressPrinter(new java.io.PrintStream(buf, true), () -> now[0]);
+        var buf = new StringWriter();
+        var p = new SimulateCommand.ProgressPrinter(new PrintWriter(buf), () -> now[0]);
         p.update("binpack", 10, 100);
         now[0] = 500_000_000L;
         p.update("spread", 50, 100);

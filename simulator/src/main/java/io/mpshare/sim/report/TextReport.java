@@ -2,7 +2,7 @@ package io.mpshare.sim.report;
 
 import io.mpshare.sim.Simulation;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -10,7 +10,7 @@ import java.util.List;
 public final class TextReport {
     private TextReport() {}
 
-    public static void write(Simulation.Result r, String workloadLine, PrintStream out) {
+    public static void write(Simulation.Result r, String workloadLine, PrintWriter out) {
         out.println("mpshare simulate: " + r.scenario().cluster().describe());
         out.println("workload: " + workloadLine);
         out.println();
@@ -25,6 +25,7 @@ public final class TextReport {
         out.println("mem util: memory pods asked / memory of GPUs in use; stranded: free memory on GPUs in use that no pod of the mix can get.");
         r.models().forEach(m -> m.fixed().rejectReasons().forEach((why, n) ->
                 out.println("rejected by " + m.model().label() + ": " + n + " pod(s): " + why)));
+        out.flush();
     }
 
     /** A plain-text table: first column left-aligned, the others right-aligned. */

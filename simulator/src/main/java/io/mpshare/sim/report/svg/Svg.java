@@ -47,7 +47,8 @@ public final class Svg {
         double raw = range / Math.max(1, ticks);
         double mag = Math.pow(10, Math.floor(Math.log10(raw)));
         double f = raw / mag;
-        return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+        double e = 1e-9; // 0.2 / 0.1 is 2.0000000000000004
+        return (f <= 1 + e ? 1 : f <= 2 + e ? 2 : f <= 5 + e ? 5 : 10) * mag;
     }
 
     /** Opening tag of a self-contained, responsive SVG with the charts' font. */
