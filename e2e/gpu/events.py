@@ -4,6 +4,7 @@ usage: python3 events.py PS_JSON NAME... ; reads /tmp/e2e-NAME.t (epoch seconds 
 and the events of `mpshare ps --json`; prints, per case, the first finding and the first action after that time.
 """
 import json
+import re
 import sys
 from datetime import datetime
 
@@ -11,7 +12,12 @@ FINDINGS = {"GpuMemoryOverLimit", "RogueGpuProcess"}
 ACTIONS = {"MpsClientTerminated", "GpuProcessKilled", "GpuPodEvicted"}
 
 ps = json.load(open(sys.argv[1]))
-events = sorted(((datetime.fromisoformat(e["at"].replace("Z", "+00:00")).timestamp(), e) for e in ps.get("events", [])), key=lambda x: x[0])
+def ts(at):
+    at = re.sub(r"(\.\d{6})\d*", r"\1", at.replace("Z", "+00:00"))
+    return datetime.fromisoformat(at).timestamp()
+
+
+events = sorted(((ts(e["at"]), e) for e in ps.get("events", [])), key=lambda x: x[0])
 names = sys.argv[2:]
 starts = {}
 for n in names:

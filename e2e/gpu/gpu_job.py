@@ -45,14 +45,15 @@ def cap(name, req, hold):
     except RuntimeError as e:
         say(f"{name} WITHIN {0.9 * req:.1f} GiB: FAILED {str(e).splitlines()[0][:80]}")
         return 1
+    more = 0.1 * req + 1  # to REQ + 1 GiB in all
     try:
-        y = torch.empty(GiB, dtype=torch.uint8, device="cuda")
+        y = torch.empty(int(more * GiB), dtype=torch.uint8, device="cuda")
         y.fill_(1)
         torch.cuda.synchronize()
-        say(f"{name} BEYOND +1 GiB: allocated (cap NOT enforced)")
+        say(f"{name} BEYOND +{more:.1f} GiB ({req + 1:.0f} GiB in all): allocated (cap NOT enforced)")
         ok = False
     except RuntimeError as e:
-        say(f"{name} BEYOND +1 GiB: failed as expected ({str(e).splitlines()[0][:60]})")
+        say(f"{name} BEYOND +{more:.1f} GiB ({req + 1:.0f} GiB in all): failed as expected ({str(e).splitlines()[0][:60]})")
     use(x, hold)
     say(f"{name} DONE usable")
     return 0 if ok else 2
@@ -122,6 +123,9 @@ if __name__ == "__main__":
         sys.exit(hold(args[0], float(args[1]), float(args[2])))
     if kind == "group":
         sys.exit(group(args[0], int(args[1]), float(args[2]), float(args[3])))
+    if kind == "sees":
+        sees(args[0])
+        sys.exit(0)
     if kind == "matmul":
         sys.exit(matmul(int(args[0]), float(args[1]), float(args[2])))
     sys.exit(f"unknown kind {kind}")

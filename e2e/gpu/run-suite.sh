@@ -19,7 +19,8 @@ PIPE=$RUN/blue/pipe
 rm -rf "$E" /tmp/e2e-*.t; mkdir -p "$E"
 step() { echo; echo "=== $(date -u +%T) $*"; }
 tar -C .device -xzf .device/jre.tgz
-M() { .device/jre/bin/java --enable-native-access=ALL-UNNAMED -Xshare:auto -XX:TieredStopAtLevel=1 -cp '.device/lib/*:.device/e2e-check.jar' io.mpshare.e2e.HostMain "$@"; }
+MJ=(.device/jre/bin/java --enable-native-access=ALL-UNNAMED -Xshare:auto -XX:TieredStopAtLevel=1 -cp '.device/lib/*:.device/e2e-check.jar' io.mpshare.e2e.HostMain)
+M() { "${MJ[@]}" "$@"; }
 JOB=e2e/gpu/gpu_job.py
 declare -A R   # results for the table
 MEASURE=${MEASURE:-6}
@@ -49,11 +50,12 @@ step "0b. baseline: 8 processes under a raw MPS daemon (no mpshare)"
 RAW=$E/raw; mkdir -p $RAW/pipe $RAW/log
 CUDA_MPS_PIPE_DIRECTORY=$RAW/pipe CUDA_MPS_LOG_DIRECTORY=$RAW/log $MPSCTL -d
 sleep 1
+for lim in 0=2560M 0=2G 0=3G; do CUDA_MPS_PIPE_DIRECTORY=$RAW/pipe CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=$lim python3 $JOB sees "env-$lim"; done
 for n in 256 1024; do tput rawmps $n env CUDA_MPS_PIPE_DIRECTORY=$RAW/pipe; done
 echo quit | CUDA_MPS_PIPE_DIRECTORY=$RAW/pipe $MPSCTL; sleep 1
 
 step "1. mpshare host"
-M host --socket $SOCK --run-dir $RUN --state-file $E/state.json --backoff-initial-ms 5000 --policer-period-ms 500 --reap-interval-ms 300 > "$OUT/host.log" 2>&1 &
+"${MJ[@]}" host --socket $SOCK --run-dir $RUN --state-file $E/state.json --backoff-initial-ms 5000 --policer-period-ms 500 --reap-interval-ms 300 > "$OUT/host.log" 2>&1 &
 HOST=$!
 for i in $(seq 1 60); do M ps --socket $SOCK --json 2>/dev/null | grep -q '"ready" : true' && break; sleep 0.5; done
 M ps --socket $SOCK; ls -la $SOCK
@@ -69,7 +71,7 @@ step "3. throughput under mpshare run --gpu-mem 2"
 for n in 256 1024; do LEAD=14 tput mpshare $n M run --socket $SOCK --gpu-mem 2 --; done
 
 step "4. policing"
-M run --socket $SOCK --gpu-mem 4 -- python3 $JOB hold neighbour 2 30 > "$E/neighbour.log" 2>&1 & NB=$!
+M run --socket $SOCK --gpu-mem 4 -- python3 $JOB hold neighbour 2 60 > "$E/neighbour.log" 2>&1 & NB=$!
 sleep 5
 watch_end() { # watch_end NAME PID: seconds from /tmp/e2e-NAME.t (memory held) to the process's end
   local t0="" end=$((SECONDS + 25))
@@ -104,14 +106,14 @@ M run --socket $SOCK --gpu-mem 2 -- python3 $JOB cap after 2 1 > "$E/after.log" 
 M ps --socket $SOCK
 
 step "6. stop the host"
-kill -TERM $HOST; wait $HOST; echo "host exit $?"
+kill -TERM $HOST; wait $HOST; echo "host exit $? (143 = ended by SIGTERM after its shutdown hook)"; sleep 1
 cp $E/state.json "$OUT/state.json" 2>/dev/null
 tar -C $E -czf "$OUT/job-logs.tgz" $(cd $E && ls *.log)
 
 if [ "${ISSUE4:-1}" = 1 ]; then
   step "7. issue 4 check (nvml-mps-check.sh: FfmNvml vs nvidia-smi, supervisor, caps, live ceiling, daemon kill)"
   mkdir -p "$E/issue4"; OUT="$E/issue4" timeout 150 bash e2e/gpu/nvml-mps-check.sh > /dev/null 2>&1
-  R[issue4]="$(grep -c 'CHECK ok' "$E/issue4/check.log" 2>/dev/null) CHECK ok, $(grep -c 'CHECK FAIL' "$E/issue4/check.log" 2>/dev/null) CHECK FAIL"
+  R[issue4]="$(grep -c 'CHECK ok' "$E/issue4/check.log" 2>/dev/null) CHECK ok, $(grep -c '^CHECK FAIL' "$E/issue4/check.log" 2>/dev/null) CHECK FAIL"
   grep "CHECK" "$E/issue4/check.log"; tar -C "$E" -czf "$OUT/issue4-logs.tgz" issue4
 fi
 

@@ -22,16 +22,25 @@ public final class HostCommand implements Callable<Integer> {
     @Option(names = "--mps-control-binary", description = "path of nvidia-cuda-mps-control (default: PATH, /usr/local/nvidia/bin, /usr/bin)") Path binary;
     @Option(names = "--context-reserve-mib", defaultValue = "512", description = "CUDA context reserve added to each job's cap per GPU (default ${DEFAULT-VALUE})") long reserve;
     @Option(names = "--policy", defaultValue = "terminate", description = "policer action: event, terminate or evict (= stop the job) (default ${DEFAULT-VALUE})") String policy;
+    @Option(names = "--unmanaged", defaultValue = "police", description = "GPU processes started outside 'mpshare run': police (rogue, acted on by --policy) or report (default ${DEFAULT-VALUE})") String unmanaged;
     @Option(names = "--policer-period-ms", defaultValue = "1000", description = "policer sampling period (default ${DEFAULT-VALUE})") long period;
     @Option(names = "--reap-interval-ms", defaultValue = "500", description = "how often ended jobs are freed (default ${DEFAULT-VALUE})") long reap;
     @Option(names = "--backoff-initial-ms", defaultValue = "1000", description = "first wait before the MPS daemon is restarted (default ${DEFAULT-VALUE})") long backoffInitial;
     @Option(names = "--backoff-max-seconds", defaultValue = "60", description = "longest wait between restarts (default ${DEFAULT-VALUE})") long backoffMax;
     @Option(names = "--status-port", defaultValue = "0", description = "the supervisor's /status and /metrics on 127.0.0.1; 0: off (default ${DEFAULT-VALUE})") int statusPort;
 
+    static boolean policeUnmanaged(String v) {
+        return switch (v) {
+            case "police" -> true;
+            case "report" -> false;
+            default -> throw new IllegalArgumentException("--unmanaged must be police or report, not '" + v + "'");
+        };
+    }
+
     @Override public Integer call() throws Exception {
         HostRuntime.Config c;
         try {
-            c = new HostRuntime.Config(socket, group, stateFile, runDir, Optional.ofNullable(binary), reserve, ActionPolicy.parse(policy),
+            c = new HostRuntime.Config(socket, group, stateFile, runDir, Optional.ofNullable(binary), reserve, ActionPolicy.parse(policy), policeUnmanaged(unmanaged),
                     Duration.ofMillis(period), Duration.ofMillis(reap),
                     new Backoff(Duration.ofMillis(backoffInitial), Duration.ofSeconds(Math.max(1, backoffMax))), statusPort);
         } catch (IllegalArgumentException e) {

@@ -50,7 +50,7 @@ public final class HostRuntime {
 
     /** @param statusPort the supervisor's /status and /metrics on 127.0.0.1; 0 = off */
     public record Config(Path socket, String socketGroup, Path stateFile, Path runDir, Optional<Path> mpsBinary, long reserveMib,
-                         ActionPolicy policy, Duration policerPeriod, Duration reapInterval, Backoff backoff, int statusPort) {}
+                         ActionPolicy policy, boolean policeUnmanaged, Duration policerPeriod, Duration reapInterval, Backoff backoff, int statusPort) {}
 
     /** Start-up failed with a message a person can act on (no GPU, no NVML, no MPS binary). */
     public static final class StartException extends Exception {
@@ -100,7 +100,7 @@ public final class HostRuntime {
                 .orElse(Evictor.Result.GONE);
         Policer policer = Policer.builder()
                 .config(PolicerConfig.defaults(HostService.NODE).withPolicy(c.policy()).withPeriod(c.policerPeriod()))
-                .nvml(nvml).view(view).owners(owners).daemons(MpsDaemons.of(control))
+                .nvml(nvml).view(view).owners(new HostOwners(owners, c.policeUnmanaged())).daemons(MpsDaemons.of(control))
                 .events(e -> { log.emit(e); recent.add(e); }).evictor(stopJob)
                 .clock(InstantSource.system()).executor(work).build();
 

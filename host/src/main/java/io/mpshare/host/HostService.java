@@ -51,7 +51,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@link #restore} keeps the jobs whose process still runs and frees the others.</li>
  *   <li><b>Safety.</b> No job is granted while the MPS daemon is not ready ({@link DaemonGate}): a CUDA process
  *       without the daemon runs with no cap. Before a grant, each of its GPUs' server ceiling is set to the largest
- *       cap booked there, so a client that raises its own env cap cannot pass that (FACTS.md); the policer does the rest.</li>
+ *       cap booked there (whole GiB, rounded up), so a client that raises its own env cap cannot pass that (FACTS.md); the policer does the rest.</li>
  *   <li><b>Concurrency.</b> Every public method is {@code synchronized}: requests are few (one per job start and
  *       end) and each saves the file anyway. The ledger's snapshots stay lock-free for readers.</li>
  * </ul>
@@ -247,7 +247,7 @@ public final class HostService {
     /** Each GPU's server ceiling = the largest cap booked on it; set only where it changes. Raising never waits on lowering. */
     private void applyCeilings(boolean strict) throws Exception {
         Map<Integer, Long> want = new TreeMap<>();
-        for (JobRecord j : jobs.values()) for (int i : j.gpuIndices()) want.merge(i, j.capMibPerGpu(), Math::max);
+        for (JobRecord j : jobs.values()) for (int i : j.gpuIndices()) want.merge(i, ceilingFor(j.capMibPerGpu()), Math::max);
         Exception first = null;
         for (Map.Entry<Integer, Long> w : want.entrySet()) {
             if (w.getValue().equals(ceilings.get(w.getKey()))) continue;
@@ -261,6 +261,13 @@ public final class HostService {
         }
         if (first != null) throw first;
     }
+
+    /**
+     * A server ceiling is set in whole GiB, rounded up: the H200's daemon (driver 580) keeps pinned-memory limits in
+     * GiB (2560M reads back as 2G), so a MiB ceiling would be cut below the job's own cap. Up to a GiB of headroom
+     * for a client that raises its env cap is left to the policer.
+     */
+    static long ceilingFor(long capMib) { return (capMib + 1023) / 1024 * 1024; }
 
     private void save() { store.save(List.copyOf(jobs.values())); }
 

@@ -91,7 +91,7 @@ class HostIT {
                 Names.ENV_MPS_PIPE + "=/run/mpshare/blue/pipe", "CUDA_VISIBLE_DEVICES=GPU-a", "NVIDIA_VISIBLE_DEVICES=GPU-a");
         assertThat(service.jobs()).isEmpty();
         assertThat(service.node().allocatedMib()).isZero();
-        assertThat(gate.ceilings).containsEntry(0, 7680L);
+        assertThat(gate.ceilings).containsEntry(0, 8192L); // whole GiB, rounded up
     }
 
     @Test void run_twoGpus_capPerOrdinal() throws Exception {

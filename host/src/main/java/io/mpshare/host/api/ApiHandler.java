@@ -102,7 +102,7 @@ public final class ApiHandler {
         ArrayNode others = o.putArray("otherProcesses");
         for (Snapshot.GpuSample g : cycle.map(c -> c.snapshot().gpus()).orElse(List.of()))
             for (Snapshot.ProcessSample p : g.processes())
-                if (p.podUid().isEmpty()) others.addObject().put("pid", p.pid()).put("gpu", g.index()).put("usedMib", p.usedMib()).put("role", p.role().name());
+                if (p.podUid().isEmpty() || p.podUid().equals(io.mpshare.host.HostOwners.UNMANAGED)) others.addObject().put("pid", p.pid()).put("gpu", g.index()).put("usedMib", p.usedMib()).put("role", p.role().name());
         ArrayNode events = o.putArray("events");
         for (PolicerEvent e : recentEvents.get())
             events.addObject().put("at", e.at().toString()).put("reason", e.reason()).put("job", e.podUid()).put("gpu", e.gpu())
