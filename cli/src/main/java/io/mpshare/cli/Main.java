@@ -12,6 +12,8 @@ public final class Main {
 
     /** Runs mpshare with {@code args} and returns the exit code (2 for usage errors). */
     public static int run(String... args) {
+        if (args.length > 0 && args[0].equals("simulate") && java.util.Arrays.stream(args).anyMatch(a -> a.startsWith("--trace-format")))
+            return new CommandLine(new SimulateOpenbCommand()).execute(java.util.Arrays.copyOfRange(args, 1, args.length));
         return new CommandLine(new MpshareCommand()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
     }
 }

@@ -24,7 +24,14 @@ public final class Experiment {
 
     public static Outcome run(List<OpenbTrace.Node> nodes, GpuModels models, List<Trace> traces, List<Policies> policies,
                               List<Long> seeds, int threads, double stopAt) {
-        for (var n : nodes) if (n.gpus() > 0) models.mib(n.model()); // unknown models fail before any work
+        var unknown = new java.util.TreeSet<String>(); // unknown models fail before any work, all named at once
+        for (var n : nodes) {
+            if (n.gpus() == 0) continue;
+            try { models.mib(n.model()); } catch (IllegalArgumentException e) { unknown.add(n.model()); }
+        }
+        if (!unknown.isEmpty())
+            throw new IllegalArgumentException("GPU model(s) " + unknown + " have no known memory size; give each with --gpu-mib MODEL=MIB"
+                    + " (or --gpu-mib '*=MIB' for all unknown models). The replay works in shares of a GPU, so the size changes only rounding.");
         record Job(Trace trace, Policies policy, long seed) {}
         List<Job> jobs = new ArrayList<>();
         for (Trace t : traces) for (Policies p : policies) for (long s : seeds) jobs.add(new Job(t, p, s));
