@@ -76,7 +76,7 @@ public final class SimulateCommand implements Callable<Integer> {
     MemoryUnit unit = MemoryUnit.GIB;
 
     @Option(names = "--policies", split = ",", paramLabel = "POLICY", converter = PolicyConverter.class,
-            description = "Policies to compare, comma-separated: binpack, spread, slices, whole (default: all).")
+            description = "Policies to compare, comma-separated: binpack, spread, slices, whole (default), and fragmentation (opt-in: evaluates every node for every pod).")
     List<String> policies = new ArrayList<>(Models.IDS);
 
     @Option(names = "--slices", description = "Slices per GPU for the fixed-slices baseline, 1-100 (default: ${DEFAULT-VALUE}).")
@@ -126,7 +126,7 @@ public final class SimulateCommand implements Callable<Integer> {
         }
         var cluster = new ClusterShape(nodes, gpusPerNode, gpuMib, gpuMib == ClusterShape.H200_MIB ? "NVIDIA H200" : "GPU");
         var scenario = new Scenario(cluster, workload, backfill);
-        List<SharingModel> models = Models.of(policies, reserveMib, slices);
+        List<SharingModel> models = Models.of(policies, reserveMib, slices, workload);
         long start = nanoTime.getAsLong();
         Simulation.Result result = Simulation.run(scenario, models, quiet ? Progress.NONE : new ProgressPrinter(stderr, nanoTime), threads);
         double seconds = (nanoTime.getAsLong() - start) / 1e9;
@@ -163,7 +163,7 @@ public final class SimulateCommand implements Callable<Integer> {
         if (reserveMib < 0 || reserveMib >= gpuMib) throw new ParameterException(cl, "--reserve-mib must be 0 or more and below the GPU's memory, got " + reserveMib);
         if (backfill < 0) throw new ParameterException(cl, "--backfill must be >= 0, got " + backfill);
         if (threads < 1 || threads > 256) throw new ParameterException(cl, "--threads must be 1-256, got " + threads);
-        if (policies.isEmpty()) throw new ParameterException(cl, "--policies needs at least one of " + String.join(", ", Models.IDS));
+        if (policies.isEmpty()) throw new ParameterException(cl, "--policies needs at least one of " + String.join(", ", Models.ALL));
         if (trace != null && (size.pods != null || size.durationMs != null))
             throw new ParameterException(cl, "--trace replays the file's pods: leave out --pods and --duration");
         if (trace != null && !Files.isReadable(trace)) throw new ParameterException(cl, "--trace " + trace + ": no such readable file");
@@ -212,8 +212,8 @@ public final class SimulateCommand implements Callable<Integer> {
     static final class PolicyConverter implements ITypeConverter<String> {
         @Override public String convert(String v) {
             String id = v.strip().toLowerCase(Locale.ROOT);
-            if (!Models.IDS.contains(id))
-                throw new picocli.CommandLine.TypeConversionException("unknown policy '" + v + "': use " + String.join(", ", Models.IDS));
+            if (!Models.ALL.contains(id))
+                throw new picocli.CommandLine.TypeConversionException("unknown policy '" + v + "': use " + String.join(", ", Models.ALL));
             return id;
         }
     }

@@ -117,6 +117,16 @@ class SimulationTest {
     }
 
     @Test
+    void run_fragmentationPolicy_optIn_placesEveryPodWithFewerGpusThanWhole() {
+        Workload w = mix(13, 600);
+        var r = Simulation.run(new Scenario(SMALL, w, 16), Models.of(List.of("fragmentation", "whole"), 512, 8, w), Progress.NONE, 2);
+        var frag = r.model("fragmentation");
+        assertThat(frag.model().label()).isEqualTo("mpshare fragmentation");
+        assertThat(frag.fixed().placed() + frag.fixed().rejected()).isEqualTo(600);
+        assertThat(frag.gpusNeeded()).isLessThan(r.model("whole").gpusNeeded());
+    }
+
+    @Test
     void run_utilisationAndStranded_withinBounds() {
         var r = run(new Scenario(SMALL, mix(8, 800), 16), 2);
         for (var m : r.models()) {

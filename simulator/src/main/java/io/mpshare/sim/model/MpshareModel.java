@@ -3,6 +3,8 @@ package io.mpshare.sim.model;
 import io.mpshare.core.Names;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.policy.BinpackPolicy;
+import io.mpshare.core.policy.FragmentationPolicy;
+import io.mpshare.core.policy.TaskMix;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.core.policy.SpreadPolicy;
 
@@ -20,6 +22,18 @@ public record MpshareModel(String id, String label, String description, Placemen
         return new MpshareModel("spread", "mpshare spread",
                 "MPS sharing; each pod goes to the GPU with the most free memory (worst fit), on the node that scores highest.",
                 new SpreadPolicy(), reserveMib, Search.WORST_FIT);
+    }
+
+    /**
+     * The core's {@link FragmentationPolicy} with a task mix of the demands the workload asks (as the
+     * extender learns it from recent pods). Every node is evaluated for every pod: fine for hundreds of
+     * nodes, slow at thousands.
+     */
+    public static MpshareModel fragmentation(long reserveMib, TaskMix mix) {
+        return new MpshareModel("fragmentation", "mpshare fragmentation",
+                "MPS sharing; each pod goes where it least increases the free memory the expected mix of pods could no longer use"
+                        + " (fragmentation gradient descent, ATC'23).",
+                new FragmentationPolicy(mix), reserveMib, Search.EXHAUSTIVE);
     }
 
     public static MpshareModel binpack() { return binpack(Names.DEFAULT_CONTEXT_RESERVE_MIB); }
