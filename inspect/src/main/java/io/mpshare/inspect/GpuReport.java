@@ -9,6 +9,7 @@ import io.mpshare.core.model.PodKey;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -71,24 +72,25 @@ public record GpuReport(List<NodeRow> nodes, List<String> problems) {
         List<NodeRow> rows = new ArrayList<>();
         List<NodeInventory> sorted = new ArrayList<>(inventories);
         sorted.sort(Comparator.comparing(NodeInventory::node));
+        Map<String, List<Allocation>> byNode = new HashMap<>();
+        for (Allocation a : allocations) byNode.computeIfAbsent(a.node(), n -> new ArrayList<>()).add(a);
         for (NodeInventory inv : sorted) {
             List<GpuRow> gpus = new ArrayList<>();
+            List<Allocation> onNode = byNode.getOrDefault(inv.node(), List.of());
             for (Gpu g : inv.gpus()) {
                 List<PodRow> pods = new ArrayList<>();
-                for (Allocation a : allocations) {
-                    if (!a.node().equals(inv.node()) || !a.gpuIndices().contains(g.index())) continue;
+                for (Allocation a : onNode) {
+                    if (!a.gpuIndices().contains(g.index())) continue;
                     pods.add(new PodRow(a.pod(), a.demand().chargeMib(), used(usage.get(a.pod()), g.index()), a.phase()));
                 }
                 pods.sort(Comparator.comparing(PodRow::pod));
                 gpus.add(new GpuRow(g, pods));
             }
             rows.add(new NodeRow(inv.node(), gpus));
-        }
-        for (Allocation a : allocations) {
-            NodeInventory inv = sorted.stream().filter(i -> i.node().equals(a.node())).findFirst().orElse(null);
-            if (inv == null) continue;
-            for (int idx : a.gpuIndices())
-                if (inv.gpu(idx) == null) probs.add("pod " + a.pod() + " is booked on GPU " + idx + " of node " + a.node() + ", which the node does not list");
+            for (Allocation a : onNode)
+                for (int idx : a.gpuIndices())
+                    if (inv.gpu(idx) == null)
+                        probs.add("pod " + a.pod() + " is booked on GPU " + idx + " of node " + a.node() + ", which the node does not list");
         }
         return new GpuReport(rows, probs);
     }
