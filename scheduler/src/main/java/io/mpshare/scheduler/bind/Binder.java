@@ -121,7 +121,8 @@ public final class Binder {
                     if (mine != null) unannotate(key);
                     return release(mine, new BindOutcome.Failed("api_error", f.getMessage()));
                 }
-                ledger.confirmBound(key, node);
+                if (!ledger.confirmBound(key, node))
+                    LOG.log(Level.WARNING, "bind pod={0} node={1}: bound, but the ledger no longer holds its booking there; the pod watch will restore it", key, node);
                 return new BindOutcome.Bound(booked.withPhase(Phase.BOUND), false);
             }
         } catch (PodApi.Failure f) {

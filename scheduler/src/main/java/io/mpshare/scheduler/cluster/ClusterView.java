@@ -12,6 +12,7 @@ import io.mpshare.core.codec.InventoryCodec;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
+import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodInfo;
 import io.mpshare.core.model.PodKey;
@@ -153,6 +154,9 @@ public final class ClusterView implements AutoCloseable {
                 Allocation a = f.allocation();
                 Optional<Allocation> have = ledger.allocation(key);
                 if (have.isPresent() && have.get().samePlacement(a) && have.get().phase().compareTo(a.phase()) >= 0) return;
+                // an older assumption echoed back while a newer bind of the same pod is in flight: keep the newer
+                if (have.isPresent() && a.phase() == Phase.ASSUMED && have.get().phase() == Phase.ASSUMED
+                        && a.assumedAt().isBefore(have.get().assumedAt())) return;
                 ledger.restore(a);
             }
             case AllocationCodec.Decoded.Malformed m -> {
