@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
                 RunCommand.class,
                 SchedulerExtenderCommand.class,
                 SimulateCommand.class,
+                UpgradeNodeCommand.class,
                 WebhookCommand.class,
         })
 public final class MpshareCommand implements Runnable {

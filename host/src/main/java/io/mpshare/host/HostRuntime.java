@@ -86,8 +86,9 @@ public final class HostRuntime {
         ProcFs proc = ProcFs.host();
         ProcessTreeOwners owners = new ProcessTreeOwners(proc);
         ProcessTable procs = ProcessTable.host();
+        HostOwners hostOwners = new HostOwners(owners, procs, c.policeUnmanaged(), InstantSource.system(), Duration.ofSeconds(10));
         HostService service = new HostService(gpus, c.reserveMib(), DaemonGate.of(supervisor, sc.pipeDir()), new StateStore(c.stateFile()),
-                procs, view, owners, InstantSource.system());
+                procs, view, hostOwners, InstantSource.system());
         for (JobRecord j : service.restore()) LOG.info("restart: freed job " + j.id() + " (process " + j.pid() + " is gone)");
         LOG.info("restart: kept " + service.jobs().size() + " running job(s)");
 
@@ -100,7 +101,7 @@ public final class HostRuntime {
                 .orElse(Evictor.Result.GONE);
         Policer policer = Policer.builder()
                 .config(PolicerConfig.defaults(HostService.NODE).withPolicy(c.policy()).withPeriod(c.policerPeriod()))
-                .nvml(nvml).view(view).owners(new HostOwners(owners, c.policeUnmanaged())).daemons(MpsDaemons.of(control))
+                .nvml(nvml).view(view).owners(hostOwners).daemons(MpsDaemons.of(control))
                 .events(e -> { log.emit(e); recent.add(e); }).evictor(stopJob)
                 .clock(InstantSource.system()).executor(work).build();
 

@@ -21,8 +21,6 @@ import io.mpshare.host.state.JobRecord;
 import io.mpshare.host.state.ProcessTable;
 import io.mpshare.host.state.StateStore;
 import io.mpshare.policing.LiveNodeView;
-import io.mpshare.policing.Owner;
-import io.mpshare.policing.proc.ProcessTreeOwners;
 
 import java.time.Duration;
 import java.time.InstantSource;
@@ -73,14 +71,14 @@ public final class HostService {
     private final StateStore store;
     private final ProcessTable procs;
     private final LiveNodeView view;
-    private final ProcessTreeOwners owners;
+    private final HostOwners owners;
     private final InstantSource clock;
     private final Map<String, JobRecord> jobs = new LinkedHashMap<>();
     private final Map<Integer, Long> ceilings = new TreeMap<>();
     private final AtomicLong seq = new AtomicLong();
 
     public HostService(List<Gpu> gpus, long reserveMib, DaemonGate gate, StateStore store, ProcessTable procs,
-                       LiveNodeView view, ProcessTreeOwners owners, InstantSource clock) {
+                       LiveNodeView view, HostOwners owners, InstantSource clock) {
         this.inventory = new NodeInventory(NODE, gpus);
         this.ledger = new Ledger(clock, Duration.ofMinutes(5));
         this.ledger.upsertNode(inventory);
@@ -147,7 +145,7 @@ public final class HostService {
             return new Refused(Code.CEILING_FAILED, true, "the MPS daemon did not accept the GPU ceiling for this job: " + e.getMessage());
         }
         view.put(a.withPhase(Phase.ASSIGNED));
-        owners.register(job.pid(), Owner.pod(id));
+        owners.register(job.pid(), id);
         save();
         return new Answer.Granted(job, env(job));
     }
@@ -160,7 +158,7 @@ public final class HostService {
         owners.unregister(j.pid());
         JobRecord next = j.watching(pid, start.getAsLong());
         jobs.put(id, next);
-        owners.register(pid, Owner.pod(id));
+        owners.register(pid, id);
         save();
         return true;
     }
@@ -203,7 +201,7 @@ public final class HostService {
                     java.time.Instant.ofEpochMilli(j.createdAtMillis()), Phase.ASSIGNED);
             ledger.restore(a);
             view.put(a);
-            owners.register(j.pid(), Owner.pod(j.id()));
+            owners.register(j.pid(), j.id());
             jobs.put(j.id(), j);
         }
         try {

@@ -55,7 +55,7 @@ class HostIT {
     HostService newService() {
         return new HostService(List.of(new Gpu(0, "GPU-a", "NVIDIA H200", H200, true), new Gpu(1, "GPU-b", "NVIDIA H200", H200, true)),
                 512, gate, new StateStore(dir.resolve("state.json")), ProcessTable.host(), new LiveNodeView(),
-                new ProcessTreeOwners(ProcFs.host()), InstantSource.system());
+                new HostOwners(new ProcessTreeOwners(ProcFs.host()), ProcessTable.host(), true, InstantSource.system(), Duration.ofSeconds(10)), InstantSource.system());
     }
 
     @BeforeEach void setUp() throws Exception {
