@@ -36,9 +36,10 @@ import java.util.function.LongSupplier;
 
 /** {@code mpshare simulate}: the real placement core on a simulated cluster; summary on stdout, HTML report on disk. */
 @Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Runs mpshare's placement core on a simulated GPU cluster and workload and compares ways of sharing GPUs:",
-                "mpshare binpack and spread, NVIDIA's equal fixed slices, and one whole GPU per pod.",
-                "Prints a summary and writes an HTML report with charts. Defaults: docs/simulate.md."})
+        description = {"Runs mpshare's placement core on a simulated GPU cluster and workload and compares ways of sharing GPUs: "
+                + "mpshare binpack and spread, NVIDIA's equal fixed slices, and one whole GPU per pod. "
+                + "Prints a summary and writes an HTML report with charts.",
+                "The default workload and every number of the report: docs/simulate.md.", ""})
 public final class SimulateCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -61,7 +62,7 @@ public final class SimulateCommand implements Callable<Integer> {
         @Option(names = "--pods", description = "Pods of the built-in workload (default: " + DefaultWorkload.DEFAULT_PODS + ").")
         Integer pods;
 
-        @Option(names = "--duration", converter = DurationConverter.class,
+        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.class,
                 description = "Instead of --pods: draw arrivals for this long, e.g. 12h, 90m, 2d.")
         Long durationMs;
     }
