@@ -185,7 +185,7 @@ final class NodeIndex {
     }
 
     private int firstFit(GpuDemand d) {
-        long threshold = model.threshold(d);
+        long threshold = model.threshold(d, shape.gpuMib());
         int from = 0;
         while (from < count) {
             int n = leftmost(1, 0, leaves, from, threshold);

@@ -44,11 +44,14 @@ public interface SharingModel {
 
     Search search();
 
-    /** FIRST_FIT only: a key per node such that {@code nodeKey(s) < threshold(d)} means the node cannot take {@code d}. */
+    /**
+     * FIRST_FIT only: a key per node such that {@code nodeKey(s) < threshold(d, gpuMib)} means the node cannot
+     * take {@code d}, where {@code gpuMib} is the smallest GPU of the cluster.
+     */
     default long nodeKey(NodeState s) { return s.maxFreeMib(); }
 
     /** FIRST_FIT only: see {@link #nodeKey}. */
-    default long threshold(GpuDemand d) { return d.chargeMib(); }
+    default long threshold(GpuDemand d, long smallestGpuMib) { return d.chargeMib(); }
 
     /**
      * Free memory of the GPU at {@code pos} that this model could still give to a pod as small as the

@@ -29,7 +29,15 @@ public record SliceModel(SlicePolicy policy, long reserveMib) implements Sharing
         return best;
     }
 
-    @Override public long threshold(GpuDemand d) { return d.chargeMib(); }
+    /**
+     * The pod needs free slices worth its memory, and at least as many slices as its core share asks; on a
+     * GPU of the smallest size that is {@code coreSlices * slice}, and larger GPUs have larger slices. On a
+     * cluster of one GPU size the key test is then exact for one-GPU pods.
+     */
+    @Override public long threshold(GpuDemand d, long smallestGpuMib) {
+        long coreSlices = ((long) d.chargeCore() * policy.slicesPerGpu() + 99) / 100;
+        return Math.max(d.chargeMib(), coreSlices * policy.sliceMib(smallestGpuMib));
+    }
 
     @Override public long usableFreeMib(NodeState s, int pos, long minChargeMib, int minCore) {
         int free = policy.freeSlices(s, pos);

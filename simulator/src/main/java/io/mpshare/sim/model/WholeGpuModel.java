@@ -23,7 +23,7 @@ public record WholeGpuModel(WholeGpuPolicy policy) implements SharingModel {
 
     @Override public long nodeKey(NodeState s) { return WholeGpuPolicy.idleGpus(s); }
 
-    @Override public long threshold(GpuDemand d) { return d.gpuCount(); }
+    @Override public long threshold(GpuDemand d, long smallestGpuMib) { return d.gpuCount(); }
 
     @Override public long usableFreeMib(NodeState s, int pos, long minChargeMib, int minCore) { return 0; }
 }
