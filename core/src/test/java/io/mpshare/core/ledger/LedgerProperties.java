@@ -12,12 +12,8 @@ import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.core.policy.SpreadPolicy;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import io.mpshare.core.props.Props;
+import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Random;
+import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -34,6 +31,9 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.mpshare.core.CoreFixtures.*;
+import static io.mpshare.core.props.Props.between;
+import static io.mpshare.core.props.Props.listOf;
+import static io.mpshare.core.props.Props.oneOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -48,22 +48,21 @@ class LedgerProperties {
     /** kind 0-2 assume, 3 release, 4 confirm bound, 5 mark assigned. */
     record Op(int kind, int pod, int node, int memGib, int core, int count) {}
 
-    @Provide
-    Arbitrary<List<NodeInventory>> clusters() {
-        Arbitrary<List<Long>> gpus = Arbitraries.of(SIZES[0], SIZES[1], SIZES[2], SIZES[3]).list().ofMinSize(1).ofMaxSize(4);
-        return gpus.list().ofMinSize(1).ofMaxSize(3).map(nodes -> {
-            List<NodeInventory> out = new ArrayList<>();
-            for (int i = 0; i < nodes.size(); i++) out.add(node("n" + i, nodes.get(i).stream().mapToLong(Long::longValue).toArray()));
-            return out;
-        });
+    /** 1-3 nodes of 1-4 GPUs each, sizes from {@link #SIZES} (MiB); built by {@link #cluster}. */
+    static List<List<Long>> clusters(SplittableRandom r) {
+        return listOf(r, 1, 3, g -> listOf(g, 1, 4, x -> oneOf(x, SIZES[0], SIZES[1], SIZES[2], SIZES[3])));
     }
 
-    @Provide
-    Arbitrary<List<Op>> ops() {
-        return Combinators.combine(Arbitraries.integers().between(0, 5), Arbitraries.integers().between(0, PODS - 1),
-                        Arbitraries.integers().between(0, 2), Arbitraries.integers().between(1, 80),
-                        Arbitraries.of(0, 10, 20, 50), Arbitraries.of(1, 1, 1, 2))
-                .as(Op::new).list().ofMaxSize(60);
+    static List<NodeInventory> cluster(List<List<Long>> sizes) {
+        List<NodeInventory> out = new ArrayList<>();
+        for (int i = 0; i < sizes.size(); i++) out.add(node("n" + i, sizes.get(i).stream().mapToLong(Long::longValue).toArray()));
+        return out;
+    }
+
+    /** 0-60 operations: kind 0-5, pod 0-11, node 0-2, 1-80 GiB, cores 0/10/20/50, over 1 (3 in 4) or 2 GPUs. */
+    static List<Op> ops(SplittableRandom r) {
+        return listOf(r, 0, 60, g -> new Op(between(g, 0, 5), between(g, 0, PODS - 1), between(g, 0, 2), between(g, 1, 80),
+                oneOf(g, 0, 10, 20, 50), oneOf(g, 1, 1, 1, 2)));
     }
 
     static PodInfo podInfo(int i, int memGib, int core, int count) {
@@ -129,78 +128,98 @@ class LedgerProperties {
         return m;
     }
 
-    @Property(tries = 200)
-    void assumeAndRelease_anySequence_noGpuOverCommitted(@ForAll("clusters") List<NodeInventory> cluster,
-                                                        @ForAll("ops") List<Op> ops, @ForAll boolean spread) {
-        Ledger l = fresh(cluster);
-        PlacementPolicy policy = spread ? new SpreadPolicy(true) : new BinpackPolicy(true);
-        for (Op op : ops) {
-            apply(l, cluster, op, policy);
-            assertSound(l);
-        }
-    }
+    record Sequence(List<List<Long>> cluster, List<Op> ops, boolean spread) {}
 
-    @Property(tries = 200)
-    void release_afterAssume_restoresExactly(@ForAll("clusters") List<NodeInventory> cluster, @ForAll("ops") List<Op> ops,
-                                             @ForAll("ops") List<Op> probes) {
-        Ledger l = fresh(cluster);
-        PlacementPolicy policy = new BinpackPolicy();
-        for (Op op : ops) apply(l, cluster, op, policy);
-        for (Op probe : probes) {
-            var accounting = l.accounting();
-            var cores = cores(l);
-            var bookings = bookings(l);
-            String node = cluster.get(probe.node() % cluster.size()).node();
-            var r = l.assume(key("probe"), "uid-probe", node, demandOf(probe), policy);
-            if (r instanceof AssumeResult.Assumed) {
-                assertThat(l.release(key("probe"))).isPresent();
+    @Test
+    void assumeAndRelease_anySequence_noGpuOverCommitted() {
+        Props.check("LedgerProperties.assumeAndRelease_anySequence_noGpuOverCommitted", 200,
+                r -> new Sequence(clusters(r), ops(r), r.nextBoolean()), c -> {
+            List<NodeInventory> cluster = cluster(c.cluster());
+            Ledger l = fresh(cluster);
+            PlacementPolicy policy = c.spread() ? new SpreadPolicy(true) : new BinpackPolicy(true);
+            for (Op op : c.ops()) {
+                apply(l, cluster, op, policy);
+                assertSound(l);
             }
-            assertThat(l.accounting()).isEqualTo(accounting);
-            assertThat(cores(l)).isEqualTo(cores);
-            assertThat(bookings(l)).isEqualTo(bookings);
-        }
+        });
     }
 
-    @Property(tries = 200)
-    void rebuildFromAnnotations_equalsLiveLedger(@ForAll("clusters") List<NodeInventory> cluster, @ForAll("ops") List<Op> ops,
-                                                 @ForAll boolean mib) {
-        Ledger live = fresh(cluster);
-        Map<PodKey, PodInfo> podInfos = new HashMap<>();
-        for (Op op : ops) {
-            apply(live, cluster, op, new BinpackPolicy());
-            if (op.kind() <= 2) podInfos.put(key("pod-" + op.pod()), podInfo(op.pod(), op.memGib(), op.core(), op.count()));
-        }
-        MemoryUnit unit = mib ? MemoryUnit.MIB : MemoryUnit.GIB;
-        Map<String, NodeInventory> inventories = new HashMap<>();
-        cluster.forEach(n -> inventories.put(n.node(), n));
+    record Probes(List<List<Long>> cluster, List<Op> ops, List<Op> probes) {}
 
-        Ledger rebuilt = fresh(cluster);
-        for (Allocation a : live.allocations()) {
-            Map<String, String> ann = AllocationCodec.encode(a, unit);
-            boolean bound = a.phase() != Phase.ASSUMED;
-            var decoded = AllocationCodec.decode(podInfos.get(a.pod()), ann, bound ? a.node() : null,
-                    inventories.get(a.node()), bound, unit);
-            rebuilt.restore(AllocationCodec.found(decoded).orElseThrow(() -> new AssertionError(decoded)));
-        }
+    @Test
+    void release_afterAssume_restoresExactly() {
+        Props.check("LedgerProperties.release_afterAssume_restoresExactly", 200,
+                r -> new Probes(clusters(r), ops(r), ops(r)), c -> {
+            List<NodeInventory> cluster = cluster(c.cluster());
+            Ledger l = fresh(cluster);
+            PlacementPolicy policy = new BinpackPolicy();
+            for (Op op : c.ops()) apply(l, cluster, op, policy);
+            for (Op probe : c.probes()) {
+                var accounting = l.accounting();
+                var cores = cores(l);
+                var bookings = bookings(l);
+                String node = cluster.get(probe.node() % cluster.size()).node();
+                var r = l.assume(key("probe"), "uid-probe", node, demandOf(probe), policy);
+                if (r instanceof AssumeResult.Assumed) {
+                    assertThat(l.release(key("probe"))).isPresent();
+                }
+                assertThat(l.accounting()).as("accounting after %s", probe).isEqualTo(accounting);
+                assertThat(cores(l)).as("cores after %s", probe).isEqualTo(cores);
+                assertThat(bookings(l)).as("bookings after %s", probe).isEqualTo(bookings);
+            }
+        });
+    }
 
-        assertThat(rebuilt.accounting()).isEqualTo(live.accounting());
-        assertThat(cores(rebuilt)).isEqualTo(cores(live));
-        assertThat(bookings(rebuilt)).isEqualTo(bookings(live));
+    record Rebuild(List<List<Long>> cluster, List<Op> ops, boolean mib) {}
+
+    @Test
+    void rebuildFromAnnotations_equalsLiveLedger() {
+        Props.check("LedgerProperties.rebuildFromAnnotations_equalsLiveLedger", 200,
+                r -> new Rebuild(clusters(r), ops(r), r.nextBoolean()), c -> {
+            List<NodeInventory> cluster = cluster(c.cluster());
+            Ledger live = fresh(cluster);
+            Map<PodKey, PodInfo> podInfos = new HashMap<>();
+            for (Op op : c.ops()) {
+                apply(live, cluster, op, new BinpackPolicy());
+                if (op.kind() <= 2) podInfos.put(key("pod-" + op.pod()), podInfo(op.pod(), op.memGib(), op.core(), op.count()));
+            }
+            MemoryUnit unit = c.mib() ? MemoryUnit.MIB : MemoryUnit.GIB;
+            Map<String, NodeInventory> inventories = new HashMap<>();
+            cluster.forEach(n -> inventories.put(n.node(), n));
+
+            Ledger rebuilt = fresh(cluster);
+            for (Allocation a : live.allocations()) {
+                Map<String, String> ann = AllocationCodec.encode(a, unit);
+                boolean bound = a.phase() != Phase.ASSUMED;
+                var decoded = AllocationCodec.decode(podInfos.get(a.pod()), ann, bound ? a.node() : null,
+                        inventories.get(a.node()), bound, unit);
+                rebuilt.restore(AllocationCodec.found(decoded).orElseThrow(() -> new AssertionError(decoded)));
+            }
+
+            assertThat(rebuilt.accounting()).isEqualTo(live.accounting());
+            assertThat(cores(rebuilt)).isEqualTo(cores(live));
+            assertThat(bookings(rebuilt)).isEqualTo(bookings(live));
+        });
     }
 
     /**
      * Several writers assume, confirm and release the same few pods on two small nodes at once, while a
      * reader checks every snapshot it sees. No snapshot may over-commit a GPU; the end state must be sound.
      */
-    @Property(tries = 15)
-    void concurrentWriters_fewNodes_noGpuOverCommitted(@ForAll long seed) throws Exception {
+    @Test
+    void concurrentWriters_fewNodes_noGpuOverCommitted() {
+        Props.check("LedgerProperties.concurrentWriters_fewNodes_noGpuOverCommitted", 15,
+                SplittableRandom::nextLong, LedgerProperties::concurrentWriters);
+    }
+
+    static void concurrentWriters(long seed) throws Exception {
         List<NodeInventory> cluster = List.of(node("n0", 24_576, 24_576), node("n1", 46_068));
         Ledger l = fresh(cluster);
         int writers = 4;
         ExecutorService pool = Executors.newFixedThreadPool(writers + 1);
+        AtomicBoolean done = new AtomicBoolean();
         try {
             CountDownLatch start = new CountDownLatch(1);
-            AtomicBoolean done = new AtomicBoolean();
             List<Future<?>> futures = new ArrayList<>();
             for (int t = 0; t < writers; t++) {
                 Random rnd = new Random(seed + t);
@@ -232,6 +251,7 @@ class LedgerProperties {
             done.set(true);
             reader.get();
         } finally {
+            done.set(true);
             pool.shutdownNow();
         }
         assertSound(l);

@@ -7,19 +7,19 @@ import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.Gpu;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.NodeInventory;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import io.mpshare.core.props.Props;
+import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.SplittableRandom;
 
 import static io.mpshare.core.CoreFixtures.*;
+import static io.mpshare.core.props.Props.between;
+import static io.mpshare.core.props.Props.listOf;
+import static io.mpshare.core.props.Props.oneOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Best fit and worst fit on random nodes: the choice is a fitting one and the tightest (or loosest) there is. */
@@ -28,12 +28,18 @@ class BinpackProperties {
     /** One GPU: its size, the share of it already booked (0..1000 ‰), its booked cores, and whether it is healthy. */
     record GpuSpec(long size, int usedPermille, int usedCore, boolean healthy) {}
 
-    @Provide
-    Arbitrary<NodeState> nodes() {
-        Arbitrary<GpuSpec> gpu = Combinators.combine(Arbitraries.of(24_576L, 46_068L, 81_920L, 143_771L),
-                        Arbitraries.integers().between(0, 1000), Arbitraries.of(0, 0, 30, 60, 100), Arbitraries.of(true, true, true, false))
-                .as(GpuSpec::new);
-        return gpu.list().ofMinSize(1).ofMaxSize(8).map(BinpackProperties::build);
+    /** A pod asking {@code memGib} GiB and {@code core}% per GPU on {@code count} GPUs. */
+    record DemandSpec(int memGib, int core, int count) {
+        GpuDemand demand() { return io.mpshare.core.CoreFixtures.demand(memGib * 1024L * count, core * count, count); }
+    }
+
+    /** A node (built by {@link #build}) and a demand, as generated. */
+    record Case(List<GpuSpec> gpus, DemandSpec demand, boolean spread) {}
+
+    /** 1-8 GPUs of the four sizes, 0-1000 ‰ booked, cores 0 (2 in 5)/30/60/100, healthy 3 in 4. */
+    static List<GpuSpec> nodes(SplittableRandom r) {
+        return listOf(r, 1, 8, g -> new GpuSpec(oneOf(g, 24_576L, 46_068L, 81_920L, 143_771L), between(g, 0, 1000),
+                oneOf(g, 0, 0, 30, 60, 100), oneOf(g, true, true, true, false)));
     }
 
     static NodeState build(List<GpuSpec> specs) {
@@ -51,33 +57,46 @@ class BinpackProperties {
         return l.node("n");
     }
 
-    @Provide
-    Arbitrary<GpuDemand> demands() {
-        return Combinators.combine(Arbitraries.integers().between(1, 60), Arbitraries.of(0, 0, 10, 30), Arbitraries.integers().between(1, 3))
-                .as((m, core, count) -> demand(m * 1024L * count, core * count, count));
+    /** 1-60 GiB and cores 0 (1 in 2)/10/30 per GPU, on 1-3 GPUs. */
+    static DemandSpec demands(SplittableRandom r) {
+        return new DemandSpec(between(r, 1, 60), oneOf(r, 0, 0, 10, 30), between(r, 1, 3));
     }
+
+    static Case cases(SplittableRandom r) { return new Case(nodes(r), demands(r), r.nextBoolean()); }
 
     private static boolean fits(NodeState s, int p, GpuDemand d) {
         return s.usable(p) && s.freeMib(p) >= d.chargeMib() && s.freeCore(p) >= d.chargeCore();
     }
 
-    @Property(tries = 300)
-    void binpack_chosenGpusAreTheTightestThatFit(@ForAll("nodes") NodeState s, @ForAll("demands") GpuDemand d) {
-        checkChoice(s, d, new BinpackPolicy().evaluate(s, d), false);
+    @Test
+    void binpack_chosenGpusAreTheTightestThatFit() {
+        Props.check("BinpackProperties.binpack_chosenGpusAreTheTightestThatFit", 300, BinpackProperties::cases, c -> {
+            NodeState s = build(c.gpus());
+            GpuDemand d = c.demand().demand();
+            checkChoice(s, d, new BinpackPolicy().evaluate(s, d), false);
+        });
     }
 
-    @Property(tries = 300)
-    void spread_chosenGpusAreTheLoosestThatFit(@ForAll("nodes") NodeState s, @ForAll("demands") GpuDemand d) {
-        checkChoice(s, d, new SpreadPolicy().evaluate(s, d), true);
+    @Test
+    void spread_chosenGpusAreTheLoosestThatFit() {
+        Props.check("BinpackProperties.spread_chosenGpusAreTheLoosestThatFit", 300, BinpackProperties::cases, c -> {
+            NodeState s = build(c.gpus());
+            GpuDemand d = c.demand().demand();
+            checkChoice(s, d, new SpreadPolicy().evaluate(s, d), true);
+        });
     }
 
-    @Property(tries = 300)
-    void scoreAndFits_agreeWithEvaluate(@ForAll("nodes") NodeState s, @ForAll("demands") GpuDemand d, @ForAll boolean spread) {
-        PlacementPolicy p = spread ? new SpreadPolicy() : new BinpackPolicy();
-        Evaluation e = p.evaluate(s, d);
-        long expected = e instanceof Evaluation.Fits f ? f.score() : PlacementPolicy.NO_FIT;
-        assertThat(p.score(s, d)).isEqualTo(expected);
-        assertThat(p.fits(s, d)).isEqualTo(e instanceof Evaluation.Fits);
+    @Test
+    void scoreAndFits_agreeWithEvaluate() {
+        Props.check("BinpackProperties.scoreAndFits_agreeWithEvaluate", 300, BinpackProperties::cases, c -> {
+            NodeState s = build(c.gpus());
+            GpuDemand d = c.demand().demand();
+            PlacementPolicy p = c.spread() ? new SpreadPolicy() : new BinpackPolicy();
+            Evaluation e = p.evaluate(s, d);
+            long expected = e instanceof Evaluation.Fits f ? f.score() : PlacementPolicy.NO_FIT;
+            assertThat(p.score(s, d)).as("score vs %s", e).isEqualTo(expected);
+            assertThat(p.fits(s, d)).as("fits vs %s", e).isEqualTo(e instanceof Evaluation.Fits);
+        });
     }
 
     private static void checkChoice(NodeState s, GpuDemand d, Evaluation e, boolean loosest) {
