@@ -47,18 +47,20 @@ import java.util.concurrent.Executors;
  *
  * <p>Floor: a bare {@code com.sun.net.httpserver} server with the same worker count that reads the same
  * request body and answers the extender's reply bytes, precomputed: HTTP and I/O with no JSON and no
- * placement. Usage: {@code ExtenderLoad [nodes] [pods] [clients] [warmupSeconds] [measureSeconds] [serverThreads]}.
+ * placement. Usage: {@code ExtenderLoad [nodes] [pods] [clients] [warmupSeconds] [measureSeconds] [serverThreads] [gpuCorePercent]}
+ * (the pod asks 7 GiB and, unless {@code gpuCorePercent} is 0, that share of the GPU's SMs; default 30).
  */
 public final class ExtenderLoad {
     public static void main(String[] args) throws Exception {
         int nodes = arg(args, 0, 5_000), pods = arg(args, 1, 40_000), clients = arg(args, 2, 16);
         int warmup = arg(args, 3, 30), measure = arg(args, 4, 15), threads = arg(args, 5, Runtime.getRuntime().availableProcessors());
-        System.out.printf(Locale.ROOT, "cluster: %d nodes x 8 GPUs, %d pods; %d clients, %d server threads; %d s warm-up, %d s measured; JDK %s, %d CPUs%n",
-                nodes, pods, clients, threads, warmup, measure, Runtime.version(), Runtime.getRuntime().availableProcessors());
+        int core = arg(args, 6, 30);
+        System.out.printf(Locale.ROOT, "cluster: %d nodes x 8 GPUs, %d pods; %d clients, %d server threads; %d s warm-up, %d s measured; pod asks 7 GiB, %d%% cores; JDK %s, %d CPUs%n",
+                nodes, pods, clients, threads, warmup, measure, core, Runtime.version(), Runtime.getRuntime().availableProcessors());
         Ledger ledger = new Ledger(InstantSource.system(), Duration.ofMinutes(5));
         List<String> names = preload(ledger, nodes, pods);
         var verbs = new Verbs(new PlacementEngine(ledger, new BinpackPolicy()), new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB), MemoryUnit.GIB);
-        byte[] payload = payload(names);
+        byte[] payload = payload(names, core);
         var extender = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), threads, verbs, new Binder(ledger, verbs, new NoApi(), 1),
                 new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "bench");
         extender.start();
@@ -199,9 +201,11 @@ public final class ExtenderLoad {
     }
 
     /** kube-scheduler's ExtenderArgs for a realistic training pod, with every node name. */
-    static byte[] payload(List<String> names) {
-        StringBuilder sb = new StringBuilder(POD.length() + names.size() * 20);
-        sb.append("{\"Pod\":").append(POD).append(",\"Nodes\":null,\"NodeNames\":[");
+    static byte[] payload(List<String> names, int core) {
+        String pod = core > 0 ? POD.replace("\"aliyun.com/gpu-core.percentage\":\"30\"", "\"aliyun.com/gpu-core.percentage\":\"" + core + "\"")
+                : POD.replace(",\"aliyun.com/gpu-core.percentage\":\"30\"", "");
+        StringBuilder sb = new StringBuilder(pod.length() + names.size() * 20);
+        sb.append("{\"Pod\":").append(pod).append(",\"Nodes\":null,\"NodeNames\":[");
         for (int i = 0; i < names.size(); i++) sb.append(i == 0 ? "\"" : ",\"").append(names.get(i)).append('"');
         sb.append("]}");
         return sb.toString().getBytes(StandardCharsets.UTF_8);
