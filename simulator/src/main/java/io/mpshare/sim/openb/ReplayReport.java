@@ -82,7 +82,25 @@ public final class ReplayReport {
         for (Experiment.Stats s : stats) chart.series(s.policy().label + " " + pct(s.mean()) + "%", x, s.meanCurve());
         Double fgd = published(trace, Policies.FGD);
         if (fgd != null) chart.reference("paper's FGD " + fgd + "%", fgd / 100);
-        return chart.render();
+        // the end of the run, where the policies part: allocated from just under the lowest final ratio,
+        // arrived from where every curve is above that
+        double low = 1;
+        for (Experiment.Stats s : stats) low = Math.min(low, s.meanCurve()[steps]);
+        double yMin = Math.max(0, Math.floor(low * 50) / 50 - 0.02);
+        int from = 0;
+        while (from < steps) {
+            boolean above = true;
+            for (Experiment.Stats s : stats) above &= s.meanCurve()[from] >= yMin;
+            if (above) break;
+            from++;
+        }
+        double[] xz = java.util.Arrays.copyOfRange(x, from, steps + 1);
+        LineChart zoom = new LineChart(trace + ": the end of the run, zoomed", "arrived GPU workload (% of capacity)", "allocated")
+                .percent().smooth().yRange(yMin, 1);
+        for (Experiment.Stats s : stats)
+            zoom.series(s.policy().label, xz, java.util.Arrays.copyOfRange(s.meanCurve(), from, steps + 1));
+        if (fgd != null) zoom.reference("paper's FGD " + fgd + "%", fgd / 100);
+        return chart.render() + zoom.render();
     }
 
     static String esc(String s) {
