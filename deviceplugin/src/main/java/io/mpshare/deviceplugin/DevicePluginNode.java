@@ -40,6 +40,7 @@ public final class DevicePluginNode implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(DevicePluginNode.class.getName());
 
     private final ScheduledExecutorService exec;
+    private final java.util.concurrent.ExecutorService slow;
     private final EventLoopGroup group;
     private final NodePodCache pods;
     private final NodeView nodeView;
@@ -50,10 +51,11 @@ public final class DevicePluginNode implements AutoCloseable {
     private final AllocationManager manager;
     private final Reconciler reconciler;
 
-    private DevicePluginNode(ScheduledExecutorService exec, EventLoopGroup group, NodePodCache pods, NodeView nodeView, HealthMonitor health,
+    private DevicePluginNode(ScheduledExecutorService exec, java.util.concurrent.ExecutorService slow, EventLoopGroup group, NodePodCache pods, NodeView nodeView, HealthMonitor health,
                              PluginEndpoint memEndpoint, PluginEndpoint coreEndpoint, PodResourcesClient podResources,
                              AllocationManager manager, Reconciler reconciler) {
         this.exec = exec;
+        this.slow = slow;
         this.group = group;
         this.pods = pods;
         this.nodeView = nodeView;
@@ -107,8 +109,14 @@ public final class DevicePluginNode implements AutoCloseable {
         var reconciler = new Reconciler(() -> podResources.list(Names.RESOURCE_GPU_MEM), manager, annotator, clock, Duration.ofMinutes(10));
         manager.afterAllocate(() -> reconciler.soon(exec, cfg.reconcileDelay()));
 
-        var memServer = new ResourceServer(new MemoryHandler(hw, cfg.unit(), monitor::current, manager));
-        var coreServer = new ResourceServer(new CoreHandler(hw, monitor::current));
+        // Allocate is answered on the gRPC event loop when a pod is waiting; a call that must wait for the informer moves here
+        var slow = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "mpshare-allocate-wait");
+            t.setDaemon(true);
+            return t;
+        });
+        var memServer = new ResourceServer(new MemoryHandler(hw, cfg.unit(), monitor::current, manager), slow);
+        var coreServer = new ResourceServer(new CoreHandler(hw, monitor::current), slow);
         monitor.addListener(h -> {
             memServer.publish();
             coreServer.publish();
@@ -132,7 +140,7 @@ public final class DevicePluginNode implements AutoCloseable {
         reconciler.start(exec, cfg.reconcilePeriod());
         exec.scheduleWithFixedDelay(() -> publishQuietly(publisher, monitor.current()), 60, 60, java.util.concurrent.TimeUnit.SECONDS);
         LOG.info("mpshare device plugin on node " + cfg.nodeName() + ": " + hw.gpus().size() + " GPU(s), gpu-mem in " + cfg.unit().symbol());
-        return new DevicePluginNode(exec, group, pods, nodeView, monitor, mem, core, podResources, manager, reconciler);
+        return new DevicePluginNode(exec, slow, group, pods, nodeView, monitor, mem, core, podResources, manager, reconciler);
     }
 
     private static void publishQuietly(InventoryPublisher p, io.mpshare.deviceplugin.devices.HealthState h) {
@@ -166,6 +174,7 @@ public final class DevicePluginNode implements AutoCloseable {
 
     @Override public void close() {
         exec.shutdownNow();
+        slow.shutdownNow();
         memEndpoint.close();
         coreEndpoint.close();
         podResources.close();

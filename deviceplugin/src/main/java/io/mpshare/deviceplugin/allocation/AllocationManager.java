@@ -112,6 +112,16 @@ public final class AllocationManager implements PodListener {
         long want = deviceIds.size();
         Pick p = claimWaiting(want);
         if (p == null) throw new AllocateRefused(explain(want));
+        return answer(p, deviceIds);
+    }
+
+    /** Answers at once if a waiting pod matches, without waiting for the informer; empty otherwise (nothing claimed). */
+    public Optional<ContainerAllocateResponse> tryAllocate(List<String> deviceIds) {
+        Pick p = claim(deviceIds.size());
+        return p == null ? Optional.empty() : Optional.of(answer(p, deviceIds));
+    }
+
+    private ContainerAllocateResponse answer(Pick p, List<String> deviceIds) {
         Candidate c = p.candidate();
         ContainerShare share = c.order().get(p.index());
         String given = colour.get();

@@ -42,6 +42,8 @@ public final class CoreHandler implements ResourceHandler {
         return out.build();
     }
 
+    @Override public AllocateResponse tryAllocate(AllocateRequest request) { return allocate(request); }
+
     @Override public AllocateResponse allocate(AllocateRequest request) {
         var out = AllocateResponse.newBuilder();
         for (int i = 0; i < request.getContainerRequestsCount(); i++) out.addContainerResponses(ContainerAllocateResponse.getDefaultInstance());

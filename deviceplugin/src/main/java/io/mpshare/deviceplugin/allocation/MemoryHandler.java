@@ -57,6 +57,13 @@ public final class MemoryHandler implements ResourceHandler {
         return out.build();
     }
 
+    /** kubelet sends one container a call: answer it on the spot when a pod is already waiting for it. */
+    @Override public AllocateResponse tryAllocate(AllocateRequest request) {
+        if (request.getContainerRequestsCount() != 1) return null;
+        return manager.tryAllocate(request.getContainerRequests(0).getDevicesIdsList())
+                .map(r -> AllocateResponse.newBuilder().addContainerResponses(r).build()).orElse(null);
+    }
+
     @Override public AllocateResponse allocate(AllocateRequest request) throws AllocateRefused {
         var out = AllocateResponse.newBuilder();
         for (ContainerAllocateRequest c : request.getContainerRequestsList()) out.addContainerResponses(manager.allocate(c.getDevicesIdsList()));

@@ -76,7 +76,7 @@ public final class PluginEndpoint implements AutoCloseable {
         server = null;
         try {
             Files.createDirectories(socket.getParent());
-            server = UnixSockets.serve(socket, group, service);
+            server = UnixSockets.serve(socket, group, service.direct(), service);
             LOG.info(service.handler().resourceName() + ": serving the device plugin API on " + socket);
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.WARNING, "cannot serve on " + socket + ": " + e.getMessage(), e);

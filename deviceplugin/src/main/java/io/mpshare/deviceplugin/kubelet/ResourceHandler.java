@@ -20,6 +20,13 @@ public interface ResourceHandler {
 
     AllocateResponse allocate(AllocateRequest request) throws AllocateRefused;
 
+    /**
+     * The non-blocking fast path, run on the transport's event loop: an answer, or null when the call may have to
+     * wait (then {@link #allocate} runs on a worker thread). Must not block and must not claim anything when it
+     * returns null.
+     */
+    default AllocateResponse tryAllocate(AllocateRequest request) { return null; }
+
     /** Allocate cannot be answered; the message is for the pod's owner (kubelet puts it on the pod's events). */
     final class AllocateRefused extends Exception {
         public AllocateRefused(String message) { super(message, null, false, false); }

@@ -15,6 +15,7 @@ import io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationRequest;
 import io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationResponse;
 
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -28,9 +29,29 @@ public final class ResourceServer extends DevicePluginGrpc.DevicePluginImplBase 
     private static final Logger LOG = Logger.getLogger(ResourceServer.class.getName());
 
     private final ResourceHandler handler;
+    private final Executor slow;
+    private final boolean direct;
     private final Set<ServerCallStreamObserver<ListAndWatchResponse>> watchers = ConcurrentHashMap.newKeySet();
 
-    public ResourceServer(ResourceHandler handler) { this.handler = handler; }
+    /** Every call runs on the caller's thread (serve with gRPC's default executor). */
+    public ResourceServer(ResourceHandler handler) {
+        this.handler = handler;
+        this.slow = Runnable::run;
+        this.direct = false;
+    }
+
+    /**
+     * For a server built with {@code directExecutor()}: calls run on the event loop, and an Allocate that cannot be
+     * answered at once ({@link ResourceHandler#tryAllocate} null: it may wait for the pod informer) moves to {@code slow}.
+     */
+    public ResourceServer(ResourceHandler handler, Executor slow) {
+        this.handler = handler;
+        this.slow = slow;
+        this.direct = true;
+    }
+
+    /** Whether this service may be served on the event loop ({@code directExecutor()}). */
+    public boolean direct() { return direct; }
 
     public ResourceHandler handler() { return handler; }
 
@@ -88,6 +109,23 @@ public final class ResourceServer extends DevicePluginGrpc.DevicePluginImplBase 
     }
 
     @Override public void allocate(AllocateRequest request, StreamObserver<AllocateResponse> out) {
+        AllocateResponse fast;
+        try {
+            fast = handler.tryAllocate(request);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, handler.resourceName() + ": Allocate failed", e);
+            out.onError(Status.INTERNAL.withDescription("mpshare device plugin: " + e).asRuntimeException());
+            return;
+        }
+        if (fast != null) {
+            out.onNext(fast);
+            out.onCompleted();
+            return;
+        }
+        slow.execute(() -> allocateSlow(request, out));
+    }
+
+    private void allocateSlow(AllocateRequest request, StreamObserver<AllocateResponse> out) {
         try {
             out.onNext(handler.allocate(request));
             out.onCompleted();

@@ -22,12 +22,18 @@ public final class UnixSockets {
 
     /** Starts a server on {@code socket}, removing a stale file first. The caller shuts the group down after the server. */
     public static Server serve(Path socket, EventLoopGroup group, BindableService... services) throws IOException {
+        return serve(socket, group, false, services);
+    }
+
+    /** @param direct run handlers on the event loop ({@code directExecutor}): only for handlers that never block there */
+    public static Server serve(Path socket, EventLoopGroup group, boolean direct, BindableService... services) throws IOException {
         Files.deleteIfExists(socket);
         var b = NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollServerDomainSocketChannel.class)
                 .bossEventLoopGroup(group)
                 .workerEventLoopGroup(group)
                 .permitKeepAliveWithoutCalls(true);
+        if (direct) b.directExecutor();
         for (BindableService s : services) b.addService(s);
         return b.build().start();
     }

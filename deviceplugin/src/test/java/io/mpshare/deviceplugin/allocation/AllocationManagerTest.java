@@ -198,6 +198,13 @@ class AllocationManagerTest {
         assertThat(writes.assigned()).hasSize(110);
     }
 
+    @Test void tryAllocate_noMatch_emptyAndNothingClaimed() throws Exception {
+        add(TestPods.pod("p").mem("main", 3).on("n1").placed(INV, 0).build());
+        assertThat(manager.tryAllocate(devices(5))).isEmpty();
+        assertThat(manager.tryAllocate(devices(3))).get().extracting(r -> r.getEnvsMap().get(AnswerBuilder.ENV_POD)).isEqualTo("default/p");
+        assertThat(manager.tryAllocate(devices(3))).isEmpty();
+    }
+
     @Test void peek_doesNotClaim() throws Exception {
         add(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 1).build());
         assertThat(manager.peek(7)).get().extracting(a -> a.gpuUuids()).isEqualTo(List.of("GPU-bbbb"));
