@@ -29,7 +29,7 @@ import java.util.function.Predicate;
  *     each booked pod's {@link Allocation}. Readers (filter, prioritize, inspect) take a snapshot with a
  *     plain volatile read and never block.</li>
  * <li>Writers serialise per pod, then per node: every mutation runs inside {@code pods.compute(pod)}
- *     and, nested, {@code nodes.compute(node)} — always in that order, so two writers never deadlock.
+ *     and, nested, {@code computeNode(node)} — always in that order, so two writers never deadlock.
  *     The fit check and the booking happen in the same node-level compute, so concurrent assumes on
  *     one node can never over-commit a GPU, and no lock is ever held across I/O: callers do their
  *     API calls after assume returns and call {@link #release} to roll back.</li>
@@ -49,6 +49,7 @@ public final class Ledger {
     private final Duration assumeTtl;
     private final ConcurrentHashMap<String, NodeState> nodes = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<PodKey, Allocation> pods = new ConcurrentHashMap<>();
+    private final FitIndex index = new FitIndex();
 
     public Ledger(InstantSource clock, Duration assumeTtl) {
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -60,7 +61,7 @@ public final class Ledger {
 
     /** Adds a node or replaces its inventory; bookings on it are kept. */
     public void upsertNode(NodeInventory inventory) {
-        nodes.compute(inventory.node(), (k, s) -> {
+        computeNode(inventory.node(), (k, s) -> {
             if (s == null) {
                 NodeState fresh = NodeState.empty(inventory);
                 for (Allocation a : pods.values()) if (a.node().equals(k)) fresh = fresh.with(a);
@@ -71,7 +72,30 @@ public final class Ledger {
     }
 
     /** Forgets a node's inventory. Its bookings stay in the pod index until their pods are released. */
-    public void removeNode(String node) { nodes.remove(node); }
+    public void removeNode(String node) { computeNodeIfPresent(node, (k, s) -> null); }
+
+    /**
+     * The filter's index over every known node (name → per-GPU fit keys), kept current with each change of
+     * a node's snapshot; read without locks.
+     */
+    public FitIndex fitIndex() { return index; }
+
+    /** Every change of a node's snapshot goes through here or {@link #computeNodeIfPresent}: the index follows under the same lock. */
+    private NodeState computeNode(String node, java.util.function.BiFunction<String, NodeState, NodeState> f) {
+        return nodes.compute(node, (k, s) -> {
+            NodeState next = f.apply(k, s);
+            if (next != s) index.update(k, next);
+            return next;
+        });
+    }
+
+    private NodeState computeNodeIfPresent(String node, java.util.function.BiFunction<String, NodeState, NodeState> f) {
+        return nodes.computeIfPresent(node, (k, s) -> {
+            NodeState next = f.apply(k, s);
+            if (next != s) index.update(k, next);
+            return next;
+        });
+    }
 
     public NodeState node(String name) { return nodes.get(name); }
 
@@ -106,7 +130,7 @@ public final class Ledger {
                 }
             }
             Allocation[] booked = new Allocation[1];
-            nodes.compute(node, (n, s) -> {
+            computeNode(node, (n, s) -> {
                 if (s == null) {
                     out[0] = new AssumeResult.Rejected("node " + node + " is not known to mpshare: it publishes no GPU inventory "
                             + "(is the mpshare device plugin running there and the node labelled ack.node.gpu.schedule=mps?)");
@@ -127,7 +151,7 @@ public final class Ledger {
                 }
             });
             if (booked[0] == null) return existing; // refused: nothing changes
-            if (existing != null && !existing.node().equals(node)) nodes.computeIfPresent(existing.node(), (n, s) -> s.without(k));
+            if (existing != null && !existing.node().equals(node)) computeNodeIfPresent(existing.node(), (n, s) -> s.without(k));
             return booked[0];
         });
         return out[0];
@@ -140,8 +164,8 @@ public final class Ledger {
     public void restore(Allocation a) {
         boolean[] nodeKnown = new boolean[1];
         pods.compute(a.pod(), (k, existing) -> {
-            if (existing != null) nodes.computeIfPresent(existing.node(), (n, s) -> s.without(k));
-            nodes.computeIfPresent(a.node(), (n, s) -> { nodeKnown[0] = true; return s.with(a); });
+            if (existing != null) computeNodeIfPresent(existing.node(), (n, s) -> s.without(k));
+            computeNodeIfPresent(a.node(), (n, s) -> { nodeKnown[0] = true; return s.with(a); });
             return a;
         });
         if (!nodeKnown[0]) catchUp(a);
@@ -153,7 +177,7 @@ public final class Ledger {
      * Safe because a writer that removes the booking must pass through the same node lock afterwards.
      */
     private void catchUp(Allocation a) {
-        nodes.computeIfPresent(a.node(), (n, s) -> pods.get(a.pod()) == a && s.pods().get(a.pod()) != a ? s.with(a) : s);
+        computeNodeIfPresent(a.node(), (n, s) -> pods.get(a.pod()) == a && s.pods().get(a.pod()) != a ? s.with(a) : s);
     }
 
     /** ASSUMED → BOUND once the annotation and Binding are written. False when the pod is not booked on {@code node}. */
@@ -171,7 +195,7 @@ public final class Ledger {
             if (a.phase().compareTo(to) >= 0) return a;
             Allocation next = a.withPhase(to);
             moved[0] = next;
-            nodes.computeIfPresent(node, (n, s) -> { moved[0] = null; return s.with(next); });
+            computeNodeIfPresent(node, (n, s) -> { moved[0] = null; return s.with(next); });
             return next;
         });
         if (moved[0] != null) catchUp(moved[0]);
@@ -182,7 +206,7 @@ public final class Ledger {
     public Optional<Allocation> release(PodKey pod) {
         Allocation[] gone = new Allocation[1];
         pods.computeIfPresent(pod, (k, a) -> {
-            nodes.computeIfPresent(a.node(), (n, s) -> s.without(k));
+            computeNodeIfPresent(a.node(), (n, s) -> s.without(k));
             gone[0] = a;
             return null;
         });
@@ -200,7 +224,7 @@ public final class Ledger {
             if (a.phase() == Phase.ASSUMED && a.assumedAt().isBefore(cutoff) && !stillWanted.test(a)) {
                 pods.computeIfPresent(a.pod(), (k, cur) -> {
                     if (cur.phase() != Phase.ASSUMED || !cur.assumedAt().equals(a.assumedAt())) return cur;
-                    nodes.computeIfPresent(cur.node(), (n, s) -> s.without(k));
+                    computeNodeIfPresent(cur.node(), (n, s) -> s.without(k));
                     expired.add(cur);
                     return null;
                 });

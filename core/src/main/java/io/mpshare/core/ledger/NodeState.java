@@ -137,6 +137,8 @@ public final class NodeState {
         return k >= 0 ? k >>> 7 : layout.totalMib[pos] - allocMib[pos];
     }
     public int freeCore(int pos) { return 100 - allocCore[pos]; }
+    /** The GPU's fit key: (free MiB << 7) | free cores, or -1 when it can take nothing (unhealthy or over-booked). */
+    long fitKey(int pos) { return fitKeys[pos]; }
     public boolean usable(int pos) { return layout.healthy[pos]; }
     /** Largest free memory on a healthy GPU, Long.MIN_VALUE when none is healthy. */
     public long maxFreeMib() { return maxFreeMib; }

@@ -1,11 +1,13 @@
 package io.mpshare.core.policy;
 
 import io.mpshare.core.ledger.AssumeResult;
+import io.mpshare.core.ledger.FitIndex;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,26 +35,88 @@ public final class PlacementEngine {
     /** Outcome of a filter: nodes kept (in the order asked), and the reasons for the others. */
     public record FilterOutcome(List<String> fits, Map<String, String> failed, Map<String, String> unresolvable) {}
 
+    /**
+     * Keeps the nodes where {@code d} fits. When the policy's fit is "enough GPUs with room"
+     * ({@link PlacementPolicy#fitsByRoom}) the answer for each node comes from the ledger's {@link FitIndex}
+     * (two flat arrays, no snapshot read); only nodes the index cannot keep (too little room, unknown,
+     * more GPUs than it holds inline) are asked of their snapshot, which also gives the reason.
+     */
     public FilterOutcome filter(GpuDemand d, List<String> nodeNames) {
-        List<String> fits = new ArrayList<>(nodeNames.size());
+        int n = nodeNames.size();
+        List<String> fits = new ArrayList<>(n);
         Map<String, String> failed = new LinkedHashMap<>();
         Map<String, String> unresolvable = new LinkedHashMap<>();
-        NodeState[] states = snapshots(nodeNames);
-        for (int i = 0; i < states.length; i++) {
+        if (!policy.fitsByRoom(d)) {
+            NodeState[] states = snapshots(nodeNames);
+            for (int i = 0; i < n; i++) judge(nodeNames.get(i), states[i], d, fits, failed, unresolvable);
+            return new FilterOutcome(fits, failed, unresolvable);
+        }
+        FitIndex.View v = ledger.fitIndex().view();
+        int[] slots = new int[n];
+        for (int i = 0; i < n; i++) slots[i] = v.slot(nodeNames.get(i)); // a tight pass: the lookups' misses overlap
+        long mib = d.chargeMib();
+        int core = d.chargeCore(), k = d.gpuCount();
+        for (int i = 0; i < n; i++) {
             String name = nodeNames.get(i);
-            NodeState s = states[i];
-            if (s == null) {
-                unresolvable.put(name, "node " + name + " publishes no mpshare GPU inventory (not labelled ack.node.gpu.schedule=mps, or its device plugin is not running)");
-                continue;
-            }
-            if (policy.fits(s, d)) { fits.add(name); continue; } // fast path: no reason needed
-            switch (policy.evaluate(s, d)) {
-                case Evaluation.Fits f -> fits.add(name);
-                case Evaluation.Unfit u -> failed.put(name, u.reason());
-                case Evaluation.Unresolvable u -> unresolvable.put(name, u.reason());
-            }
+            if (v.room(slots[i], mib, core) >= k) fits.add(name);
+            else judge(name, ledger.node(name), d, fits, failed, unresolvable);
         }
         return new FilterOutcome(fits, failed, unresolvable);
+    }
+
+    /**
+     * Outcome of {@link #filter(GpuDemand, byte[], int[], int[], int)}: the positions (in the request) of the
+     * nodes kept, {@code fits[0..fitCount)} ascending, and the reasons for the others by name.
+     */
+    public record IndexedOutcome(int[] fits, int fitCount, Map<String, String> failed, Map<String, String> unresolvable) {}
+
+    /**
+     * {@link #filter(GpuDemand, List)} over names given as UTF-8 bytes: name {@code i} is
+     * {@code buf[off[i], off[i]+len[i])}. Strings are built only for nodes that do not fit (their reasons),
+     * so a request's names can be looked up straight from its body and echoed back by copying bytes.
+     */
+    public IndexedOutcome filter(GpuDemand d, byte[] buf, int[] off, int[] len, int count) {
+        int[] fits = new int[count];
+        int m = 0;
+        Map<String, String> failed = new LinkedHashMap<>();
+        Map<String, String> unresolvable = new LinkedHashMap<>();
+        List<String> one = new ArrayList<>(1);
+        if (!policy.fitsByRoom(d)) {
+            for (int i = 0; i < count; i++) {
+                String name = new String(buf, off[i], len[i], StandardCharsets.UTF_8);
+                one.clear();
+                judge(name, ledger.node(name), d, one, failed, unresolvable);
+                if (!one.isEmpty()) fits[m++] = i;
+            }
+            return new IndexedOutcome(fits, m, failed, unresolvable);
+        }
+        FitIndex.View v = ledger.fitIndex().view();
+        int[] slots = new int[count];
+        for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i]);
+        long mib = d.chargeMib();
+        int core = d.chargeCore(), k = d.gpuCount();
+        for (int i = 0; i < count; i++) {
+            if (v.room(slots[i], mib, core) >= k) { fits[m++] = i; continue; }
+            String name = new String(buf, off[i], len[i], StandardCharsets.UTF_8);
+            one.clear();
+            judge(name, ledger.node(name), d, one, failed, unresolvable);
+            if (!one.isEmpty()) fits[m++] = i;
+        }
+        return new IndexedOutcome(fits, m, failed, unresolvable);
+    }
+
+    /** One node the fast path did not keep: the policy's own answer on its snapshot, with the reason. */
+    private void judge(String name, NodeState s, GpuDemand d, List<String> fits, Map<String, String> failed, Map<String, String> unresolvable) {
+        if (s == null) {
+            unresolvable.put(name, "node " + name + " publishes no mpshare GPU inventory (not labelled ack.node.gpu.schedule=mps, or its device plugin is not running)");
+            return;
+        }
+        if (policy.fits(s, d)) { fits.add(name); return; } // fast path: no reason needed
+        switch (policy.evaluate(s, d)) {
+            case Evaluation.Fits f -> fits.add(name);
+            case Evaluation.Unfit u -> failed.put(name, u.reason());
+            case Evaluation.Unresolvable u -> unresolvable.put(name, u.reason());
+        }
     }
 
     /**

@@ -28,4 +28,12 @@ public interface PlacementPolicy {
     default boolean fits(NodeState node, GpuDemand demand) {
         return score(node, demand) != NO_FIT;
     }
+
+    /**
+     * True when, for {@code demand}, {@link #fits} is exactly "the node has at least {@code gpuCount} GPUs that
+     * can take the demand now" (what {@link Fitting#candidates} counts): then the filter answers from the
+     * ledger's {@link io.mpshare.core.ledger.FitIndex} without reading snapshots. False (the default) makes the
+     * engine ask {@link #fits} on every node.
+     */
+    default boolean fitsByRoom(GpuDemand demand) { return false; }
 }

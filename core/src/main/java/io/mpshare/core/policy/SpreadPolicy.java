@@ -21,6 +21,9 @@ public final class SpreadPolicy implements PlacementPolicy {
         return Ranked.score(s, d, uidRule, true);
     }
 
+    /** Without the UID rule (or for a pod without runAsUser) a node fits exactly when enough GPUs have room. */
+    @Override public boolean fitsByRoom(GpuDemand d) { return !uidRule || d.runAsUser().isEmpty(); }
+
     @Override public boolean fits(NodeState s, GpuDemand d) {
         return Ranked.fits(s, d, uidRule);
     }

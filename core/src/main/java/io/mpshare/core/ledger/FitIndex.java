@@ -1,0 +1,198 @@
+package io.mpshare.core.ledger;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * A compact index for the filter: node name → slot in an open-addressing table, and per slot the node's
+ * per-GPU fit keys ({@link NodeState}'s {@code (free MiB << 7) | free cores}, -1 for a GPU that can take
+ * nothing) copied inline into one flat {@code long[]}. A filter over 5,000 names then walks two arrays
+ * instead of a hash map, 5,000 key strings and 5,000 snapshots.
+ *
+ * <p>The {@link Ledger} keeps it current: every change of a node's snapshot is written here inside the
+ * same node-level critical section, so for one node the index sees changes in the ledger's order.
+ * Readers never lock. Each slot carries a version (a seqlock): a writer makes it odd, writes, makes it
+ * even again; a reader retries while it is odd or moved, so it always sees one snapshot's keys, never a
+ * mix. Names are looked up by UTF-8 bytes (straight from a request body) or by {@code String}; a name once
+ * seen keeps its slot (a removed node is marked absent), so the table grows only with distinct names.
+ *
+ * <p>What a slot answers: {@link View#room} counts the GPUs that can take {@code needMib} and
+ * {@code needCore}% now, exactly what {@code Fitting.candidates} counts for the same snapshot; nodes with
+ * more than {@link #WIDTH} GPUs, unknown names and absent nodes answer a negative code and the caller
+ * asks the ledger's snapshot instead.
+ */
+public final class FitIndex {
+    /** GPUs kept inline per node. */
+    public static final int WIDTH = 8;
+    /** {@link View#room}: name never seen or node absent (no inventory now). */
+    public static final int ABSENT = -1;
+    /** {@link View#room}: node has more GPUs than {@link #WIDTH}; ask the snapshot. */
+    public static final int WIDE = -2;
+    private static final int STRIDE = 2 + WIDTH; // version, gpu count (or -1 absent, WIDTH+1 wide), keys
+    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
+
+    private static final class Table {
+        final int[] probe;      // slot + 1 per bucket, 0 = empty
+        final int mask;
+        final byte[][] names;
+        final int[] hashes;
+        final long[] data;
+        int size;               // writers only
+
+        Table(int buckets, int slots) {
+            probe = new int[buckets];
+            mask = buckets - 1;
+            names = new byte[slots][];
+            hashes = new int[slots];
+            data = new long[slots * STRIDE];
+        }
+    }
+
+    private volatile Table table = new Table(1024, 512);
+
+    /** Records the snapshot of {@code name} (null: the node is gone). Called by the ledger under the node's lock. */
+    synchronized void update(String name, NodeState s) {
+        byte[] b = name.getBytes(StandardCharsets.UTF_8);
+        int h = hash(b, 0, b.length);
+        Table t = table;
+        int slot = find(t, b, 0, b.length, h);
+        if (slot < 0) {
+            if (s == null) return;
+            if (t.size == t.names.length || (t.size + 1) * 2 > t.probe.length) t = grow(t);
+            slot = t.size++;
+            t.names[slot] = b;
+            t.hashes[slot] = h;
+            t.data[slot * STRIDE + 1] = ABSENT;
+            int i = h & t.mask;
+            while (t.probe[i] != 0) i = (i + 1) & t.mask;
+            INTS.setRelease(t.probe, i, slot + 1);
+        }
+        write(t, slot, s);
+    }
+
+    private static void write(Table t, int slot, NodeState s) {
+        long[] d = t.data;
+        int base = slot * STRIDE;
+        long v = d[base];
+        LONGS.setVolatile(d, base, v + 1);
+        VarHandle.storeStoreFence();
+        if (s == null) d[base + 1] = ABSENT;
+        else if (s.gpuCount() > WIDTH) d[base + 1] = WIDTH + 1;
+        else {
+            int n = s.gpuCount();
+            d[base + 1] = n;
+            for (int i = 0; i < n; i++) d[base + 2 + i] = s.fitKey(i);
+        }
+        LONGS.setRelease(d, base, v + 2);
+    }
+
+    private Table grow(Table old) {
+        int slots = old.names.length * 2;
+        Table t = new Table(Integer.highestOneBit(slots * 2 - 1) * 2, slots);
+        System.arraycopy(old.names, 0, t.names, 0, old.size);
+        System.arraycopy(old.hashes, 0, t.hashes, 0, old.size);
+        System.arraycopy(old.data, 0, t.data, 0, old.size * STRIDE);
+        for (int s = 0; s < old.size; s++) {
+            t.data[s * STRIDE] &= ~1L; // no writer is mid-way: writes are serialised on this index
+            int i = t.hashes[s] & t.mask;
+            while (t.probe[i] != 0) i = (i + 1) & t.mask;
+            t.probe[i] = s + 1;
+        }
+        t.size = old.size;
+        table = t; // volatile publish; readers still on the old table see it as of this moment
+        return t;
+    }
+
+    private static int find(Table t, byte[] b, int off, int len, int h) {
+        int[] probe = t.probe;
+        for (int i = h & t.mask; ; i = (i + 1) & t.mask) {
+            int e = (int) INTS.getAcquire(probe, i);
+            if (e == 0) return -1;
+            int s = e - 1;
+            if (t.hashes[s] == h && Arrays.equals(t.names[s], 0, t.names[s].length, b, off, off + len)) return s;
+        }
+    }
+
+    private static int find(Table t, String name, int h) {
+        int[] probe = t.probe;
+        for (int i = h & t.mask; ; i = (i + 1) & t.mask) {
+            int e = (int) INTS.getAcquire(probe, i);
+            if (e == 0) return -1;
+            int s = e - 1;
+            if (t.hashes[s] == h && sameAscii(t.names[s], name)) return s;
+        }
+    }
+
+    private static boolean sameAscii(byte[] b, String name) {
+        if (b.length != name.length()) return false;
+        for (int i = 0; i < b.length; i++) if (b[i] != name.charAt(i)) return false;
+        return true;
+    }
+
+    /** Hash of a name's UTF-8 bytes (the same for the bytes of a request and for the stored name). */
+    public static int hash(byte[] b, int off, int len) {
+        int h = 0;
+        for (int i = off; i < off + len; i++) h = 31 * h + b[i];
+        return mix(h);
+    }
+
+    private static int mix(int h) {
+        h *= 0x9E3779B9;
+        return h ^ (h >>> 16);
+    }
+
+    /** The current table, to look up and read many names against one consistent set of slots. */
+    public View view() { return new View(table); }
+
+    /** A reader's handle; cheap, not shared between threads, valid until dropped. */
+    public static final class View {
+        private final Table t;
+
+        private View(Table t) { this.t = t; }
+
+        /** Slot of the name in {@code b[off, off+len)} (UTF-8), or -1 when never seen. */
+        public int slot(byte[] b, int off, int len) { return find(t, b, off, len, hash(b, off, len)); }
+
+        /** Slot of {@code name}, or -1 when never seen. */
+        public int slot(String name) {
+            int n = name.length(), h = 0;
+            for (int i = 0; i < n; i++) {
+                char c = name.charAt(i);
+                if (c >= 0x80) { byte[] b = name.getBytes(StandardCharsets.UTF_8); return find(t, b, 0, b.length, hash(b, 0, b.length)); }
+                h = 31 * h + (byte) c;
+            }
+            return find(t, name, mix(h));
+        }
+
+        /**
+         * How many GPUs of the node in {@code slot} can take {@code needMib} MiB and {@code needCore}% now
+         * (healthy, not over-booked, enough free memory and cores); {@link #ABSENT} for slot -1 or a node
+         * without inventory, {@link #WIDE} for a node with more than {@link #WIDTH} GPUs.
+         */
+        public int room(int slot, long needMib, int needCore) {
+            if (slot < 0) return ABSENT;
+            long[] d = t.data;
+            int base = slot * STRIDE;
+            while (true) {
+                long v = (long) LONGS.getAcquire(d, base);
+                if ((v & 1) != 0) { Thread.onSpinWait(); continue; }
+                long n = d[base + 1];
+                int count;
+                if (n < 0) count = ABSENT;
+                else if (n > WIDTH) count = WIDE;
+                else {
+                    count = 0;
+                    for (int i = 0; i < n; i++) {
+                        long k = d[base + 2 + i];
+                        if (k >= 0 && (k & 127) >= needCore && (k >>> 7) >= needMib) count++;
+                    }
+                }
+                VarHandle.loadLoadFence();
+                if ((long) LONGS.getOpaque(d, base) == v) return count;
+            }
+        }
+    }
+}

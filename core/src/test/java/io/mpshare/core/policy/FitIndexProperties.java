@@ -1,0 +1,157 @@
+package io.mpshare.core.policy;
+
+import io.mpshare.core.ledger.Allocation;
+import io.mpshare.core.ledger.FitIndex;
+import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.ledger.NodeState;
+import io.mpshare.core.ledger.Phase;
+import io.mpshare.core.model.Gpu;
+import io.mpshare.core.model.GpuDemand;
+import io.mpshare.core.model.NodeInventory;
+import io.mpshare.core.props.Props;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import static io.mpshare.core.CoreFixtures.*;
+import static io.mpshare.core.props.Props.between;
+import static io.mpshare.core.props.Props.oneOf;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The filter index ({@link FitIndex}, kept by the ledger) always agrees with the policies' own {@code evaluate}
+ * on the ledger's snapshots, after any sequence of ledger changes: node added, re-inventoried (health, GPU
+ * count, over {@link FitIndex#WIDTH} GPUs), removed and added back; pods assumed, restored (over-booking
+ * included), released. And the engine's filter (names as strings or as request bytes) keeps exactly the
+ * nodes where evaluate fits, in order, with the same reasons.
+ */
+class FitIndexProperties {
+
+    record Case(long seed, int nodes, int ops) {}
+
+    static Case cases(SplittableRandom r) { return new Case(r.nextLong(), between(r, 1, 40), between(r, 0, 300)); }
+
+    private static NodeInventory inventory(SplittableRandom r, String name) {
+        int n = oneOf(r, 1, 2, 4, 8, 8, 8, 10, 12);
+        List<Gpu> gpus = new ArrayList<>();
+        for (int i = 0; i < n; i++)
+            gpus.add(new Gpu(i, "GPU-" + name + "-" + i, "GPU", oneOf(r, 24_576L, 81_920L, 143_771L), r.nextInt(6) != 0));
+        return new NodeInventory(name, gpus);
+    }
+
+    private static GpuDemand demand(SplittableRandom r) {
+        int count = oneOf(r, 1, 1, 1, 2, 3);
+        return GpuDemand.simple(between(r, 1, 90) * 1024L * count, oneOf(r, 0, 0, 10, 30, 60) * count, count, 512);
+    }
+
+    /** Builds a ledger by random changes; returns it with every name ever used plus two never seen. */
+    static Ledger build(SplittableRandom r, int nodes, int ops, List<String> names) {
+        Ledger l = new Ledger(new io.mpshare.core.MutableClock(T0), TTL);
+        for (int i = 0; i < nodes; i++) {
+            String name = "node-" + i + (i % 7 == 3 ? "-\u00e9" : "");
+            names.add(name);
+            if (r.nextInt(8) != 0) l.upsertNode(inventory(r, name));
+        }
+        PlacementEngine e = new PlacementEngine(l, new BinpackPolicy());
+        for (int op = 0; op < ops; op++) {
+            String node = names.get(r.nextInt(names.size()));
+            switch (r.nextInt(10)) {
+                case 0 -> l.upsertNode(inventory(r, node));
+                case 1 -> l.removeNode(node);
+                case 2 -> l.release(key("p" + r.nextInt(ops + 1)));
+                case 3 -> {
+                    NodeState s = l.node(node);
+                    if (s == null || s.gpuCount() == 0) continue;
+                    int pos = r.nextInt(s.gpuCount());
+                    l.restore(new Allocation(key("p" + op), "", node, List.of(s.gpuIndex(pos)), List.of(s.gpu(pos).uuid()),
+                            GpuDemand.simple(between(r, 1, 80) * 1024L, oneOf(r, 0, 30, 60), 1, 0), T0, Phase.BOUND));
+                }
+                default -> e.assume(key("p" + op), "", node, demand(r));
+            }
+        }
+        names.add("never-seen");
+        names.add("");
+        return l;
+    }
+
+    @Test
+    void index_agreesWithEvaluate_afterAnyChanges() {
+        Props.check("FitIndexProperties.index_agreesWithEvaluate_afterAnyChanges", 200, FitIndexProperties::cases, c -> {
+            SplittableRandom r = new SplittableRandom(c.seed());
+            List<String> names = new ArrayList<>();
+            Ledger l = build(r, c.nodes(), c.ops(), names);
+            FitIndex.View v = l.fitIndex().view();
+            List<PlacementPolicy> policies = List.of(new BinpackPolicy(), new SpreadPolicy(),
+                    new FragmentationPolicy(TaskMix.ofDemands(List.of(io.mpshare.core.CoreFixtures.demand(8192, 0, 1), io.mpshare.core.CoreFixtures.demand(2 * 40_000, 0, 2)))));
+            for (int q = 0; q < 8; q++) {
+                GpuDemand d = demand(r);
+                for (String name : names) {
+                    NodeState s = l.node(name);
+                    byte[] b = name.getBytes(StandardCharsets.UTF_8);
+                    int slot = v.slot(name);
+                    assertThat(v.slot(b, 0, b.length)).as("slot by bytes of %s", name).isEqualTo(slot);
+                    int room = v.room(slot, d.chargeMib(), d.chargeCore());
+                    if (s == null) { assertThat(room).as("absent %s", name).isEqualTo(FitIndex.ABSENT); continue; }
+                    if (s.gpuCount() > FitIndex.WIDTH) { assertThat(room).as("wide %s", name).isEqualTo(FitIndex.WIDE); continue; }
+                    for (PlacementPolicy p : policies)
+                        assertThat(room >= d.gpuCount()).as("%s on %s for %s (room %d)", p.name(), s, d, room)
+                                .isEqualTo(p.evaluate(s, d) instanceof Evaluation.Fits);
+                }
+                for (PlacementPolicy p : policies) checkFilter(new PlacementEngine(l, p), names, d);
+            }
+        });
+    }
+
+    /** The engine's filter, both forms, against evaluate node by node. */
+    private static void checkFilter(PlacementEngine e, List<String> names, GpuDemand d) {
+        List<String> fits = new ArrayList<>();
+        Map<String, String> failed = new LinkedHashMap<>(), unresolvable = new LinkedHashMap<>();
+        for (String name : names) {
+            NodeState s = e.ledger().node(name);
+            if (s == null) { unresolvable.put(name, "absent"); continue; }
+            switch (e.policy().evaluate(s, d)) {
+                case Evaluation.Fits f -> fits.add(name);
+                case Evaluation.Unfit u -> failed.put(name, u.reason());
+                case Evaluation.Unresolvable u -> unresolvable.put(name, u.reason());
+            }
+        }
+        PlacementEngine.FilterOutcome o = e.filter(d, names);
+        assertThat(o.fits()).as("%s filter", e.policy().name()).isEqualTo(fits);
+        assertThat(o.failed()).isEqualTo(failed);
+        assertThat(o.unresolvable().keySet()).isEqualTo(unresolvable.keySet());
+
+        // the same names packed into one buffer, with a byte of noise around each, as in a request body
+        var buf = new java.io.ByteArrayOutputStream();
+        int[] off = new int[names.size()], len = new int[names.size()];
+        for (int i = 0; i < names.size(); i++) {
+            buf.write('"');
+            byte[] b = names.get(i).getBytes(StandardCharsets.UTF_8);
+            off[i] = buf.size(); len[i] = b.length;
+            buf.writeBytes(b);
+            buf.write('"');
+        }
+        PlacementEngine.IndexedOutcome io = e.filter(d, buf.toByteArray(), off, len, names.size());
+        List<String> kept = new ArrayList<>();
+        for (int i = 0; i < io.fitCount(); i++) kept.add(names.get(io.fits()[i]));
+        assertThat(kept).as("%s filter by bytes", e.policy().name()).isEqualTo(fits);
+        assertThat(io.failed()).isEqualTo(failed);
+        assertThat(io.unresolvable().keySet()).isEqualTo(unresolvable.keySet());
+    }
+
+    @Test
+    void index_growsPastItsFirstTable() {
+        Ledger l = new Ledger(new io.mpshare.core.MutableClock(T0), TTL);
+        for (int i = 0; i < 3000; i++) l.upsertNode(new NodeInventory("n" + i, List.of(new Gpu(0, "G" + i, "GPU", 1000 + i, true))));
+        FitIndex.View v = l.fitIndex().view();
+        for (int i = 0; i < 3000; i++) {
+            assertThat(v.room(v.slot("n" + i), 1000 + i, 100)).as("n%d", i).isEqualTo(1);
+            assertThat(v.room(v.slot("n" + i), 1001 + i, 0)).as("n%d", i).isEqualTo(0);
+        }
+        assertThat(v.slot("n3000")).isEqualTo(-1);
+    }
+}
