@@ -91,10 +91,10 @@ public class FragmentationBenchmark {
         }
         // the default trace's commonest shapes, with their CPU (thousandths of a core) and share of GPU tasks
         policy = new FragmentationPolicy(new TaskMix(List.of(
-                new TaskMix.Entry(1, 0, 1000, 0, 12000, 0.55), new TaskMix.Entry(1, 0, 810, 0, 8000, 0.15),
-                new TaskMix.Entry(1, 0, 470, 0, 6000, 0.10), new TaskMix.Entry(1, 0, 320, 0, 4000, 0.05),
-                new TaskMix.Entry(1, 0, 650, 0, 8000, 0.05), new TaskMix.Entry(2, 0, 1000, 0, 24000, 0.04),
-                new TaskMix.Entry(4, 0, 1000, 0, 48000, 0.03), new TaskMix.Entry(8, 0, 1000, 0, 96000, 0.03))),
+                new TaskMix.Entry(1, 0, 1000, 0, 12000, 0, 0.55), new TaskMix.Entry(1, 0, 810, 0, 8000, 0, 0.15),
+                new TaskMix.Entry(1, 0, 470, 0, 6000, 0, 0.10), new TaskMix.Entry(1, 0, 320, 0, 4000, 0, 0.05),
+                new TaskMix.Entry(1, 0, 650, 0, 8000, 0, 0.05), new TaskMix.Entry(2, 0, 1000, 0, 24000, 0, 0.04),
+                new TaskMix.Entry(4, 0, 1000, 0, 48000, 0, 0.03), new TaskMix.Entry(8, 0, 1000, 0, 96000, 0, 0.03))),
                 20, false);
         engine = new PlacementEngine(ledger, policy);
         cpuLeft = cpu.stream().mapToLong(Long::longValue).toArray();

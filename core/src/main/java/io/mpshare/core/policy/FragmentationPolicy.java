@@ -48,8 +48,8 @@ public final class FragmentationPolicy implements PlacementPolicy {
     private final TaskMix mix;
     private final double tolerance;
     private final boolean uidRule;
-    /** Distinct CPU asks of the entries, ascending; an entry's level is its index here. */
-    private final long[] cpuLevels;
+    /** Distinct CPU (memory) asks of the entries, ascending; an entry's CPU (memory) level is its index here. */
+    private final long[] cpuLevels, memLevels;
     private final ConcurrentHashMap<Long, Tables> bySize = new ConcurrentHashMap<>();
     private volatile Tables last;
 
@@ -73,6 +73,7 @@ public final class FragmentationPolicy implements PlacementPolicy {
         this.tolerance = tolerance;
         this.uidRule = uidRule;
         this.cpuLevels = mix.entries().stream().mapToLong(TaskMix.Entry::cpuMilli).distinct().sorted().toArray();
+        this.memLevels = mix.entries().stream().mapToLong(TaskMix.Entry::memoryMib).distinct().sorted().toArray();
     }
 
     public FragmentationPolicy(TaskMix mix) { this(mix, DEFAULT_TOLERANCE, false); }
@@ -82,47 +83,90 @@ public final class FragmentationPolicy implements PlacementPolicy {
     @Override public String name() { return "fragmentation"; }
 
     /**
-     * Per GPU size. {@code phi[l][x]}: x times the weight of single-GPU entries of CPU level below l needing
-     * more than x; {@code lack[l]}: weight of single-GPU entries of level l or above (the node cannot host
-     * their CPU). Multi-GPU entries: need, count, weight, level (same order for every size).
+     * Per GPU size. For a host level h (how many CPU levels and memory levels the node can host, combined),
+     * {@code phi(h)[x]}: x times the weight of single-GPU entries the host can take that need more than x;
+     * {@code lack(h)}: weight of single-GPU entries it cannot take. Built lazily per host level met.
+     * Multi-GPU entries: need, count, weight, CPU and memory level (same order for every size).
      */
-    private record Tables(long totalMib, double[][] phi, double[] lack, int[] multiNeed, int[] multiCount, double[] multiWeight, int[] multiLevel) {}
+    private final class Tables {
+        final long totalMib;
+        final int[] need1, lvC1, lvM1;
+        final double[] w1;
+        final int[] multiNeed, multiCount, multiLevelC, multiLevelM;
+        final double[] multiWeight;
+        final double[][] phi;
+        final double[] lack;
+
+        Tables(long totalMib) {
+            this.totalMib = totalMib;
+            int singles = 0, multi = 0;
+            for (TaskMix.Entry e : mix.entries()) if (e.gpuCount() > 1) multi++; else singles++;
+            need1 = new int[singles]; lvC1 = new int[singles]; lvM1 = new int[singles]; w1 = new double[singles];
+            multiNeed = new int[multi]; multiCount = new int[multi]; multiLevelC = new int[multi]; multiLevelM = new int[multi];
+            multiWeight = new double[multi];
+            int a = 0, m = 0;
+            for (TaskMix.Entry e : mix.entries()) {
+                int n = e.needPermille(totalMib), lc = Arrays.binarySearch(cpuLevels, e.cpuMilli()), lm = Arrays.binarySearch(memLevels, e.memoryMib());
+                if (e.gpuCount() == 1) { need1[a] = n; lvC1[a] = lc; lvM1[a] = lm; w1[a] = e.weight(); a++; }
+                else { multiNeed[m] = n; multiCount[m] = e.gpuCount(); multiWeight[m] = e.weight(); multiLevelC[m] = lc; multiLevelM[m] = lm; m++; }
+            }
+            int h = (cpuLevels.length + 1) * (memLevels.length + 1);
+            phi = new double[h][];
+            lack = new double[h];
+        }
+
+        double[] phi(int h) {
+            double[] p = phi[h];
+            return p != null ? p : build(h);
+        }
+
+        double lack(int h) {
+            if (phi[h] == null) build(h);
+            return lack[h];
+        }
+
+        private synchronized double[] build(int h) {
+            if (phi[h] != null) return phi[h];
+            int lc = h / (memLevels.length + 1), lm = h % (memLevels.length + 1);
+            double[] above = new double[1002];
+            double lk = 0;
+            for (int e = 0; e < need1.length; e++) {
+                if (lvC1[e] < lc && lvM1[e] < lm) { for (int x = 0; x < need1[e] && x <= 1000; x++) above[x] += w1[e]; }
+                else lk += w1[e];
+            }
+            double[] p = new double[1001];
+            for (int x = 0; x <= 1000; x++) p[x] = x * above[x];
+            lack[h] = lk;
+            phi[h] = p;
+            return p;
+        }
+
+        boolean multiOk(int m, int h) {
+            return multiLevelC[m] < h / (memLevels.length + 1) && multiLevelM[m] < h % (memLevels.length + 1);
+        }
+
+        long totalMib() { return totalMib; }
+        int[] multiNeed() { return multiNeed; }
+        int[] multiCount() { return multiCount; }
+        double[] multiWeight() { return multiWeight; }
+    }
 
     private Tables tables(long totalMib) {
         Tables t = last;
         if (t != null && t.totalMib() == totalMib) return t;
-        t = bySize.computeIfAbsent(totalMib, this::build);
+        t = bySize.computeIfAbsent(totalMib, Tables::new);
         last = t;
         return t;
     }
 
-    private Tables build(long totalMib) {
-        int levels = cpuLevels.length;
-        double[][] above = new double[levels + 1][1002];
-        double[] lack = new double[levels + 1];
-        int multi = 0;
-        for (TaskMix.Entry e : mix.entries()) if (e.gpuCount() > 1) multi++;
-        int[] need = new int[multi], count = new int[multi], level = new int[multi];
-        double[] weight = new double[multi];
-        int m = 0;
-        for (TaskMix.Entry e : mix.entries()) {
-            int n = e.needPermille(totalMib), lv = Arrays.binarySearch(cpuLevels, e.cpuMilli());
-            if (e.gpuCount() == 1) {
-                for (int l = 0; l <= levels; l++) {
-                    if (lv < l) { for (int x = 0; x < n && x <= 1000; x++) above[l][x] += e.weight(); }
-                    else lack[l] += e.weight();
-                }
-            } else { need[m] = n; count[m] = e.gpuCount(); weight[m] = e.weight(); level[m] = lv; m++; }
-        }
-        double[][] phi = new double[levels + 1][1001];
-        for (int l = 0; l <= levels; l++) for (int x = 0; x <= 1000; x++) phi[l][x] = x * above[l][x];
-        return new Tables(totalMib, phi, lack, need, count, weight, level);
+    /** The host level of a node with {@code cpuLeft} and {@code memLeft} free: how many CPU and memory levels it can host. */
+    private int level(long cpuLeft, long memLeft) {
+        return count(cpuLevels, cpuLeft) * (memLevels.length + 1) + count(memLevels, memLeft);
     }
 
-    /** How many CPU levels a node with {@code cpuLeft} free can host (entries below that level fit its CPU). */
-    private int level(long cpuLeft) {
-        if (cpuLeft == CPU_UNKNOWN) return cpuLevels.length;
-        int i = Arrays.binarySearch(cpuLevels, cpuLeft);
+    private static int count(long[] levels, long left) {
+        if (left == CPU_UNKNOWN) return levels.length;
+        int i = Arrays.binarySearch(levels, left);
         return i >= 0 ? i + 1 : -i - 1;
     }
 
@@ -153,6 +197,14 @@ public final class FragmentationPolicy implements PlacementPolicy {
      * @param podCpu   the pod's CPU request in thousandths of a core (host filters have checked it fits)
      */
     public Evaluation evaluate(NodeState s, GpuDemand d, long cpuLeft, long podCpu) {
+        return evaluate(s, d, cpuLeft, podCpu, CPU_UNKNOWN, 0);
+    }
+
+    /**
+     * @param memLeft the node's free memory (MiB) before the pod, or {@link #CPU_UNKNOWN}
+     * @param podMem  the pod's memory request (MiB)
+     */
+    public Evaluation evaluate(NodeState s, GpuDemand d, long cpuLeft, long podCpu, long memLeft, long podMem) {
         int n = s.gpuCount();
         if (n > MAX_GPUS) return new Evaluation.Unresolvable("node " + s.name() + " has " + n + " GPUs; at most " + MAX_GPUS + " are supported");
         Scratch x = SCRATCH.get();
@@ -164,7 +216,7 @@ public final class FragmentationPolicy implements PlacementPolicy {
             if (why != null) return new Evaluation.Unfit(why);
         }
         Tables[] tabs = x.tabs;
-        int lb = level(cpuLeft), la = cpuLeft == CPU_UNKNOWN ? lb : level(cpuLeft - podCpu);
+        int lb = level(cpuLeft, memLeft), la = level(after(cpuLeft, podCpu), after(memLeft, podMem));
         int all = 0;
         double phiB = 0, phiA = 0; // sums over the GPUs as they are, at the CPU level before and after
         for (int i = 0; i < n; i++) {
@@ -174,19 +226,19 @@ public final class FragmentationPolicy implements PlacementPolicy {
             int b = freePermille(s, i, 0, 0);
             before[i] = b;
             all += b;
-            phiB += t.phi()[lb][b];
-            phiA += t.phi()[la][b];
+            phiB += t.phi(lb)[b];
+            phiA += t.phi(la)[b];
         }
         Tables t0 = tabs[0];
         int multi = t0.multiNeed().length;
         if (x.fit.length < multi) { x.fit = new int[multi]; x.low = new long[multi]; }
         int[] fit = x.fit;
         long[] low = x.low;
-        double fragB = phiB + t0.lack()[lb] * all;
+        double fragB = phiB + t0.lack(lb) * all;
         for (int m = 0; m < multi; m++) {
             fit[m] = 0; low[m] = 0;
             for (int i = 0; i < n; i++) { if (before[i] >= tabs[i].multiNeed()[m]) fit[m]++; else low[m] += before[i]; }
-            fragB += t0.multiWeight()[m] * (t0.multiLevel()[m] < lb && fit[m] >= t0.multiCount()[m] ? low[m] : all);
+            fragB += t0.multiWeight()[m] * (t0.multiOk(m, lb) && fit[m] >= t0.multiCount()[m] ? low[m] : all);
         }
         int[] chosen;
         double delta;
@@ -199,7 +251,7 @@ public final class FragmentationPolicy implements PlacementPolicy {
                 if (sameAsEarlier(s, cand, before, c)) continue; // an equal GPU earlier scores the same; the first wins
                 int a = freePermille(s, p, d.chargeMib(), d.chargeCore());
                 int allA = all - before[p] + a;
-                double fragA = phiA - tabs[p].phi()[la][before[p]] + tabs[p].phi()[la][a] + t0.lack()[la] * allA
+                double fragA = phiA - tabs[p].phi(la)[before[p]] + tabs[p].phi(la)[a] + t0.lack(la) * allA
                         + multiAfter(tabs, p, before[p], a, fit, low, allA, multi, la);
                 double dl = fragA - fragB;
                 if (best < 0 || dl < bestDelta - 1e-9 || (dl <= bestDelta + 1e-9 && a < bestAfter)) { best = p; bestDelta = dl; bestAfter = a; }
@@ -213,7 +265,7 @@ public final class FragmentationPolicy implements PlacementPolicy {
             leftAfter = all;
             for (int p : chosen) {
                 int a = freePermille(s, p, d.chargeMib(), d.chargeCore());
-                phi += tabs[p].phi()[la][a] - tabs[p].phi()[la][before[p]];
+                phi += tabs[p].phi(la)[a] - tabs[p].phi(la)[before[p]];
                 for (int m = 0; m < multi; m++) {
                     int need = tabs[p].multiNeed()[m];
                     if (before[p] >= need) fit[m]--; else low[m] -= before[p];
@@ -221,13 +273,15 @@ public final class FragmentationPolicy implements PlacementPolicy {
                 }
                 leftAfter += a - before[p];
             }
-            double fragA = phi + t0.lack()[la] * leftAfter;
+            double fragA = phi + t0.lack(la) * leftAfter;
             for (int m = 0; m < multi; m++)
-                fragA += t0.multiWeight()[m] * (t0.multiLevel()[m] < la && fit[m] >= t0.multiCount()[m] ? low[m] : leftAfter);
+                fragA += t0.multiWeight()[m] * (t0.multiOk(m, la) && fit[m] >= t0.multiCount()[m] ? low[m] : leftAfter);
             delta = fragA - fragB;
         }
         return new Evaluation.Fits(chosen, score(delta, leftAfter));
     }
+
+    private static long after(long left, long ask) { return left == CPU_UNKNOWN ? left : left - ask; }
 
     private long score(double delta, long leftAfter) {
         long primary = -(long) Math.floor(delta / tolerance + 1e-6);
@@ -238,10 +292,13 @@ public final class FragmentationPolicy implements PlacementPolicy {
      * This policy as the extender applies it to one pod on one node whose free CPU it knows: what
      * {@link io.mpshare.core.ledger.Ledger#assume} needs so that bind picks the GPUs prioritize scored.
      */
-    public PlacementPolicy forHost(long cpuLeft, long podCpu) {
+    public PlacementPolicy forHost(long cpuLeft, long podCpu) { return forHost(cpuLeft, podCpu, CPU_UNKNOWN, 0); }
+
+    /** {@link #forHost(long, long)} with the node's free memory and the pod's memory request too. */
+    public PlacementPolicy forHost(long cpuLeft, long podCpu, long memLeft, long podMem) {
         return new PlacementPolicy() {
             @Override public String name() { return FragmentationPolicy.this.name(); }
-            @Override public Evaluation evaluate(NodeState s, GpuDemand d) { return FragmentationPolicy.this.evaluate(s, d, cpuLeft, podCpu); }
+            @Override public Evaluation evaluate(NodeState s, GpuDemand d) { return FragmentationPolicy.this.evaluate(s, d, cpuLeft, podCpu, memLeft, podMem); }
         };
     }
 
@@ -250,9 +307,12 @@ public final class FragmentationPolicy implements PlacementPolicy {
      * free: minus the growth of expected GPU fragmentation that taking the CPU causes; comparable with other
      * nodes' {@code hostScore} for the same pod. For the kube-scheduler side (a score plugin), not the extender.
      */
-    public long hostScore(NodeState s, long cpuLeft, long podCpu) {
+    public long hostScore(NodeState s, long cpuLeft, long podCpu) { return hostScore(s, cpuLeft, podCpu, CPU_UNKNOWN, 0); }
+
+    /** {@link #hostScore(NodeState, long, long)} with the node's free memory and the pod's memory too. */
+    public long hostScore(NodeState s, long cpuLeft, long podCpu, long memLeft, long podMem) {
         int n = s.gpuCount();
-        int lb = level(cpuLeft), la = level(cpuLeft - podCpu);
+        int lb = level(cpuLeft, memLeft), la = level(after(cpuLeft, podCpu), after(memLeft, podMem));
         int all = 0;
         double fragB = 0, fragA = 0;
         int[] free = new int[n];
@@ -260,20 +320,20 @@ public final class FragmentationPolicy implements PlacementPolicy {
             Tables t = tables(s.totalMib(i));
             free[i] = freePermille(s, i, 0, 0);
             all += free[i];
-            fragB += t.phi()[lb][free[i]];
-            fragA += t.phi()[la][free[i]];
+            fragB += t.phi(lb)[free[i]];
+            fragA += t.phi(la)[free[i]];
         }
         if (n == 0) return score(0, 0);
         Tables t0 = tables(s.totalMib(0));
-        fragB += t0.lack()[lb] * all;
-        fragA += t0.lack()[la] * all;
+        fragB += t0.lack(lb) * all;
+        fragA += t0.lack(la) * all;
         for (int m = 0; m < t0.multiNeed().length; m++) {
             int fit = 0;
             long low = 0;
             for (int i = 0; i < n; i++) { if (free[i] >= tables(s.totalMib(i)).multiNeed()[m]) fit++; else low += free[i]; }
             boolean room = fit >= t0.multiCount()[m];
-            fragB += t0.multiWeight()[m] * (t0.multiLevel()[m] < lb && room ? low : all);
-            fragA += t0.multiWeight()[m] * (t0.multiLevel()[m] < la && room ? low : all);
+            fragB += t0.multiWeight()[m] * (t0.multiOk(m, lb) && room ? low : all);
+            fragA += t0.multiWeight()[m] * (t0.multiOk(m, la) && room ? low : all);
         }
         return score(fragA - fragB, all);
     }
@@ -286,7 +346,7 @@ public final class FragmentationPolicy implements PlacementPolicy {
             int need = t.multiNeed()[m];
             int fit2 = fit[m] - (b >= need ? 1 : 0) + (a >= need ? 1 : 0);
             long low2 = low[m] - (b >= need ? 0 : b) + (a >= need ? 0 : a);
-            f += t.multiWeight()[m] * (t.multiLevel()[m] < la && fit2 >= t.multiCount()[m] ? low2 : allA);
+            f += t.multiWeight()[m] * (t.multiOk(m, la) && fit2 >= t.multiCount()[m] ? low2 : allA);
         }
         return f;
     }

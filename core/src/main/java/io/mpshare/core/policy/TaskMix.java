@@ -16,12 +16,14 @@ import java.util.Objects;
  * <p>An entry asks, on each of {@code gpuCount} GPUs, {@code mibPerGpu} MiB plus {@code permillePerGpu}
  * thousandths of the GPU's memory, and {@code corePerGpu} percent of its cores. The extender builds a mix
  * from recently seen pods (absolute MiB, {@link #ofDemands}); a trace replay whose tasks ask a share of
- * whichever GPU they land on uses per-mille entries. {@code cpuMilli} is the host CPU the entry's pods ask
- * (0 when unknown): a node whose free CPU cannot host the entry leaves all its free GPU share to waste for it.
+ * whichever GPU they land on uses per-mille entries. {@code cpuMilli} and {@code memoryMib} are the host CPU
+ * and memory the entry's pods ask (0 when unknown): a node whose free CPU or memory cannot host the entry
+ * leaves all its free GPU share to waste for it.
  */
 public record TaskMix(List<Entry> entries) {
-    public record Entry(int gpuCount, long mibPerGpu, int permillePerGpu, int corePerGpu, long cpuMilli, double weight) {
+    public record Entry(int gpuCount, long mibPerGpu, int permillePerGpu, int corePerGpu, long cpuMilli, long memoryMib, double weight) {
         public Entry {
+            if (memoryMib < 0) throw new IllegalArgumentException("memoryMib must be >= 0, got " + memoryMib);
             if (cpuMilli < 0) throw new IllegalArgumentException("cpuMilli must be >= 0, got " + cpuMilli);
             if (gpuCount < 1) throw new IllegalArgumentException("gpuCount must be >= 1, got " + gpuCount);
             if (mibPerGpu < 0) throw new IllegalArgumentException("mibPerGpu must be >= 0, got " + mibPerGpu);
@@ -45,7 +47,7 @@ public record TaskMix(List<Entry> entries) {
         double sum = 0;
         for (Entry e : entries) sum += e.weight();
         List<Entry> norm = new ArrayList<>(entries.size());
-        for (Entry e : entries) norm.add(new Entry(e.gpuCount(), e.mibPerGpu(), e.permillePerGpu(), e.corePerGpu(), e.cpuMilli(), e.weight() / sum));
+        for (Entry e : entries) norm.add(new Entry(e.gpuCount(), e.mibPerGpu(), e.permillePerGpu(), e.corePerGpu(), e.cpuMilli(), e.memoryMib(), e.weight() / sum));
         entries = List.copyOf(norm);
     }
 
@@ -55,7 +57,7 @@ public record TaskMix(List<Entry> entries) {
         Map<List<Long>, Double> counts = new LinkedHashMap<>();
         for (GpuDemand d : seen) counts.merge(List.of((long) d.gpuCount(), d.chargeMib(), (long) d.chargeCore()), 1.0, Double::sum);
         List<Entry> out = new ArrayList<>();
-        counts.forEach((k, w) -> out.add(new Entry(k.get(0).intValue(), k.get(1), 0, k.get(2).intValue(), 0, w)));
+        counts.forEach((k, w) -> out.add(new Entry(k.get(0).intValue(), k.get(1), 0, k.get(2).intValue(), 0, 0, w)));
         return new TaskMix(out);
     }
 }

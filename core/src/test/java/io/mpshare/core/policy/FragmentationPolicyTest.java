@@ -54,7 +54,7 @@ class FragmentationPolicyTest {
     @Test
     void bestNode_prefersTheNodeWhereTheMixStillFits() {
         Ledger l = ledger(new int[] {300}, new int[] {400});
-        var fgd = new PlacementEngine(l, new FragmentationPolicy(mix(new TaskMix.Entry(1, 600, 0, 0, 0, 1))));
+        var fgd = new PlacementEngine(l, new FragmentationPolicy(mix(new TaskMix.Entry(1, 600, 0, 0, 0, 0, 1))));
         var binpack = new PlacementEngine(l, new BinpackPolicy());
         assertThat(fgd.bestNode(mib(100, 1), List.of("node-a", "node-b"))).isEqualTo("node-a");
         assertThat(binpack.bestNode(mib(100, 1), List.of("node-a", "node-b"))).isEqualTo("node-b");
@@ -64,7 +64,7 @@ class FragmentationPolicyTest {
     @Test
     void evaluate_picksTheGpuThatKeepsRoomForTheMix_andAssumeBooksIt() {
         Ledger l = ledger(new int[] {300, 400});
-        var policy = new FragmentationPolicy(mix(new TaskMix.Entry(1, 600, 0, 0, 0, 1)));
+        var policy = new FragmentationPolicy(mix(new TaskMix.Entry(1, 600, 0, 0, 0, 0, 1)));
         var e = (Evaluation.Fits) policy.evaluate(l.node("node-a"), mib(100, 1));
         assertThat(e.positions()).containsExactly(0);
         var r = (AssumeResult.Assumed) new PlacementEngine(l, policy).assume(PodKey.of("t", "new"), "", "node-a", mib(100, 1));
@@ -78,7 +78,7 @@ class FragmentationPolicyTest {
     @Test
     void bestNode_keepsPairsOfWholeGpusForMultiGpuTasks() {
         Ledger l = ledger(new int[] {1000, 0, 0}, new int[] {0, 0, 0});
-        var mix = mix(new TaskMix.Entry(1, 1000, 0, 0, 0, 1), new TaskMix.Entry(2, 1000, 0, 0, 0, 1));
+        var mix = mix(new TaskMix.Entry(1, 1000, 0, 0, 0, 0, 1), new TaskMix.Entry(2, 1000, 0, 0, 0, 0, 1));
         var engine = new PlacementEngine(l, new FragmentationPolicy(mix));
         assertThat(engine.bestNode(mib(1000, 1), List.of("node-a", "node-b"))).isEqualTo("node-b");
     }
@@ -90,17 +90,29 @@ class FragmentationPolicyTest {
     @Test
     void evaluate_withHostCpu_avoidsStrandingGpusWithoutCpu() {
         Ledger l = ledger(new int[] {0, 0}, new int[] {0, 0});
-        var policy = new FragmentationPolicy(mix(new TaskMix.Entry(1, 500, 0, 0, 4000, 1)));
+        var policy = new FragmentationPolicy(mix(new TaskMix.Entry(1, 500, 0, 0, 4000, 0, 1)));
         var tight = (Evaluation.Fits) policy.evaluate(l.node("node-a"), mib(500, 1), 6000, 3000);
         var roomy = (Evaluation.Fits) policy.evaluate(l.node("node-b"), mib(500, 1), 16000, 3000);
         assertThat(roomy.score()).isGreaterThan(tight.score());
         assertThat(policy.hostScore(l.node("node-b"), 16000, 3000)).isGreaterThan(policy.hostScore(l.node("node-a"), 6000, 3000));
     }
 
+    /** Host memory likewise: the mix's tasks ask 64 GiB; leaving 48 GiB on a node strands its GPUs. */
+    @Test
+    void evaluate_withHostMemory_avoidsStrandingGpusWithoutMemory() {
+        Ledger l = ledger(new int[] {0, 0}, new int[] {0, 0});
+        var policy = new FragmentationPolicy(mix(new TaskMix.Entry(1, 500, 0, 0, 0, 65536, 1)));
+        var tight = (Evaluation.Fits) policy.evaluate(l.node("node-a"), mib(500, 1), 64000, 1000, 81920, 32768);
+        var roomy = (Evaluation.Fits) policy.evaluate(l.node("node-b"), mib(500, 1), 64000, 1000, 204800, 32768);
+        assertThat(roomy.score()).isGreaterThan(tight.score());
+        assertThat(policy.hostScore(l.node("node-b"), 64000, 1000, 204800, 32768))
+                .isGreaterThan(policy.hostScore(l.node("node-a"), 64000, 1000, 81920, 32768));
+    }
+
     @Test
     void evaluate_tooLittleRoom_isUnfitWithAReason() {
         Ledger l = ledger(new int[] {900});
-        var policy = new FragmentationPolicy(mix(new TaskMix.Entry(1, 600, 0, 0, 0, 1)));
+        var policy = new FragmentationPolicy(mix(new TaskMix.Entry(1, 600, 0, 0, 0, 0, 1)));
         assertThat(policy.evaluate(l.node("node-a"), mib(200, 1))).isInstanceOf(Evaluation.Unfit.class);
     }
 

@@ -35,8 +35,9 @@ import java.util.SplittableRandom;
  * are the ones bind would pick. Ties go to the first node in trace order ({@code PlacementEngine.bestNode}
  * breaks them by name, the same order here).
  *
- * <p>The task mix is the trace's GPU tasks, by (GPU count, share per GPU, CPU), weighted by how often each
- * comes: what the extender would learn from the pods it has seen.
+ * <p>The task mix is the trace's GPU tasks, by (GPU count, share per GPU, CPU, memory), weighted by how
+ * often each comes: what the extender would learn from the pods it has seen. Prioritize and bind get the
+ * node's free CPU and memory, as the extender knows them from its informer cache.
  *
  * <p>CPU-only tasks are kube-scheduler's, not the extender's: the replay stands for a score plugin using
  * {@link FragmentationPolicy#hostScore}, the node where taking the CPU strands the least GPU share.
@@ -83,9 +84,9 @@ final class MpshareDefault implements ReplayPolicy {
     static TaskMix mixOf(List<OpenbTrace.Task> trace) {
         Map<List<Long>, Integer> counts = new LinkedHashMap<>();
         for (OpenbTrace.Task t : trace)
-            if (t.numGpu() > 0) counts.merge(List.of((long) t.numGpu(), (long) t.milliPerGpu(), t.cpuMilli()), 1, Integer::sum);
+            if (t.numGpu() > 0) counts.merge(List.of((long) t.numGpu(), (long) t.milliPerGpu(), t.cpuMilli(), t.memoryMib()), 1, Integer::sum);
         List<TaskMix.Entry> entries = new ArrayList<>();
-        counts.forEach((k, n) -> entries.add(new TaskMix.Entry(k.get(0).intValue(), 0, k.get(1).intValue(), 0, k.get(2), n)));
+        counts.forEach((k, n) -> entries.add(new TaskMix.Entry(k.get(0).intValue(), 0, k.get(1).intValue(), 0, k.get(2), k.get(3), n)));
         return new TaskMix(entries);
     }
 
@@ -98,13 +99,13 @@ final class MpshareDefault implements ReplayPolicy {
     }
 
     /** The task's charge on each GPU size of the cluster, and a small id for its shape. */
-    private record Shape(int id, GpuDemand[] bySize, long cpu) {}
+    private record Shape(int id, GpuDemand[] bySize, long cpu, long mem) {}
 
     private Shape shapeOf(OpenbTrace.Task t) {
-        return shapes.computeIfAbsent(List.of((long) t.numGpu(), (long) t.milliPerGpu(), t.cpuMilli()), k -> {
+        return shapes.computeIfAbsent(List.of((long) t.numGpu(), (long) t.milliPerGpu(), t.cpuMilli(), t.memoryMib()), k -> {
             GpuDemand[] a = new GpuDemand[sizes.length];
             for (int z = 0; z < sizes.length; z++) if (sizes[z] > 0) a[z] = demand(t, sizes[z]);
-            return new Shape(shapes.size(), a, t.cpuMilli());
+            return new Shape(shapes.size(), a, t.cpuMilli(), t.memoryMib());
         });
     }
 
@@ -120,7 +121,8 @@ final class MpshareDefault implements ReplayPolicy {
             memo[i] = row;
         }
         Evaluation e = row[shape.id()];
-        if (e == null) row[shape.id()] = e = policy.evaluate(states[i], shape.bySize()[sizeIndex[i]], cluster.cpuLeft[i], shape.cpu());
+        if (e == null) row[shape.id()] = e = policy.evaluate(states[i], shape.bySize()[sizeIndex[i]], cluster.cpuLeft[i], shape.cpu(),
+                cluster.memLeft[i], shape.mem());
         return e;
     }
 
@@ -154,7 +156,7 @@ final class MpshareDefault implements ReplayPolicy {
         long bestScore = Long.MIN_VALUE;
         for (int i = 0; i < c.size(); i++) {
             if (!c.hostFits(i, t)) continue;
-            long s = policy.hostScore(states[i], c.cpuLeft[i], t.cpuMilli());
+            long s = policy.hostScore(states[i], c.cpuLeft[i], t.cpuMilli(), c.memLeft[i], t.memoryMib());
             if (best < 0 || s > bestScore) { best = i; bestScore = s; }
         }
         return best < 0 ? null : new Placement(best, new int[0]);
@@ -166,8 +168,8 @@ final class MpshareDefault implements ReplayPolicy {
         String node = c.nodes.get(p.node()).name();
         // bind: the ledger books what the policy picks with the same inputs prioritize had (the node's CPU
         // as it was before this task)
-        long cpuBefore = c.cpuLeft[p.node()] + t.cpuMilli();
-        AssumeResult r = ledger.assume(PodKey.of("openb", t.name() + "-" + seq++), "", node, pending, policy.forHost(cpuBefore, t.cpuMilli()));
+        long cpuBefore = c.cpuLeft[p.node()] + t.cpuMilli(), memBefore = c.memLeft[p.node()] + t.memoryMib();
+        AssumeResult r = ledger.assume(PodKey.of("openb", t.name() + "-" + seq++), "", node, pending, policy.forHost(cpuBefore, t.cpuMilli(), memBefore, t.memoryMib()));
         if (!(r instanceof AssumeResult.Assumed a))
             throw new IllegalStateException("the ledger refused " + t.name() + " on " + node + ": " + r);
         for (int k = 0; k < p.gpus().length; k++)
