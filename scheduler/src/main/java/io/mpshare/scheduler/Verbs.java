@@ -74,6 +74,27 @@ public final class Verbs {
         };
     }
 
+    /**
+     * A filter answer over names given as bytes ({@link PlacementEngine#filter(GpuDemand, byte[], int[], int[], int)}):
+     * the positions of the nodes kept, {@code fits[0..fitCount)}, reasons for the others, or an error.
+     */
+    public record IndexedFilterAnswer(int[] fits, int fitCount, Map<String, String> failed, Map<String, String> unresolvable, String error) {}
+
+    public IndexedFilterAnswer filter(PodFacts facts, byte[] buf, int[] off, int[] len, int count) {
+        return switch (need(facts)) {
+            case Need.None n -> {
+                int[] all = new int[count];
+                for (int i = 0; i < count; i++) all[i] = i;
+                yield new IndexedFilterAnswer(all, count, Map.of(), Map.of(), "");
+            }
+            case Need.Bad b -> new IndexedFilterAnswer(new int[0], 0, Map.of(), Map.of(), b.reason());
+            case Need.Gpu g -> {
+                PlacementEngine.IndexedOutcome o = engine.filter(g.demand(), buf, off, len, count);
+                yield new IndexedFilterAnswer(o.fits(), o.fitCount(), o.failed(), o.unresolvable(), "");
+            }
+        };
+    }
+
     public record PrioritizeAnswer(List<NodeScore> scores, String error) {}
 
     /** Scores 0..10; a pod without GPU demand scores every node 0, so other priorities decide. */

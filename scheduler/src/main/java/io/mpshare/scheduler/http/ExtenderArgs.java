@@ -12,5 +12,7 @@ import java.util.Map;
  * @param nodeNames candidate node names (from {@code NodeNames}, or the names of {@code Nodes.items})
  * @param rawNodes  when the request carried full {@code Nodes} (nodeCacheCapable false): each node's JSON
  *                  by name, echoed back for the nodes that fit; null otherwise
+ * @param rawNames  NodeNames as positions in the request body when it was read from bytes and no name
+ *                  needed decoding ({@code nodeNames} then builds each String on demand); null otherwise
  */
-public record ExtenderArgs(PodFacts pod, List<String> nodeNames, Map<String, String> rawNodes) {}
+public record ExtenderArgs(PodFacts pod, List<String> nodeNames, Map<String, String> rawNodes, RawNames rawNames) {}

@@ -115,24 +115,54 @@ public final class ExtenderHttpServer implements AutoCloseable {
         }
     }
 
-    private void filter(InputStream in, ByteArrayOutputStream buf) {
+    private void filter(InputStream in, ByteArrayOutputStream buf) throws IOException {
         ExtenderArgs args;
         try {
-            args = reader.extenderArgs(in);
+            Body body = bodies.get();
+            body.readFrom(in);
+            args = reader.extenderArgs(body.bytes, body.length);
         } catch (WireException e) {
             metrics.failure("filter", "bad_request");
             writer.filterResult(buf, new FilterAnswer(List.of(), java.util.Map.of(), java.util.Map.of(), e.getMessage()), null);
             return;
         }
-        FilterAnswer a = verbs.filter(args.pod(), args.nodeNames());
-        if (!a.error().isEmpty()) {
-            metrics.failure("filter", "bad_pod");
-            LOG.log(Level.INFO, "filter pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), a.error());
-        } else if (a.fits().isEmpty() && !args.nodeNames().isEmpty()) {
-            metrics.failure("filter", "no_node_fits");
+        RawNames raw = args.rawNames();
+        if (raw != null) { // the common case: names looked up and echoed as bytes
+            Verbs.IndexedFilterAnswer a = verbs.filter(args.pod(), raw.buf(), raw.off(), raw.len(), raw.count());
+            count(args, a.error(), a.fitCount() == 0 && raw.count() > 0);
+            writer.filterResult(buf, a, raw);
+            return;
         }
+        FilterAnswer a = verbs.filter(args.pod(), args.nodeNames());
+        count(args, a.error(), a.fits().isEmpty() && !args.nodeNames().isEmpty());
         writer.filterResult(buf, a, args.rawNodes());
     }
+
+    private void count(ExtenderArgs args, String error, boolean noneFits) {
+        if (!error.isEmpty()) {
+            metrics.failure("filter", "bad_pod");
+            LOG.log(Level.INFO, "filter pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), error);
+        } else if (noneFits) {
+            metrics.failure("filter", "no_node_fits");
+        }
+    }
+
+    /** A worker's request body buffer, grown as needed and kept (the workers are a small fixed pool). */
+    private static final class Body {
+        byte[] bytes = new byte[128 * 1024];
+        int length;
+
+        void readFrom(InputStream in) throws IOException {
+            length = 0;
+            int r;
+            while ((r = in.read(bytes, length, bytes.length - length)) >= 0) {
+                length += r;
+                if (length == bytes.length) bytes = java.util.Arrays.copyOf(bytes, bytes.length * 2);
+            }
+        }
+    }
+
+    private final ThreadLocal<Body> bodies = ThreadLocal.withInitial(Body::new);
 
     private void prioritize(InputStream in, ByteArrayOutputStream buf) {
         try {

@@ -32,30 +32,86 @@ public final class WireReader {
 
     public ExtenderArgs extenderArgs(InputStream in) throws WireException {
         try (JsonParser p = json.createParser(ObjectReadContext.empty(), in)) {
-            expectObject(p, p.nextToken(), "the request body");
-            PodFacts pod = null;
-            List<String> names = null;
-            Map<String, String> raw = null;
-            boolean podSeen = false;
-            String field;
-            while ((field = p.nextName()) != null) {
-                JsonToken t = p.nextToken();
-                switch (field) {
-                    case "Pod" -> { podSeen = true; pod = t == JsonToken.VALUE_NULL ? null : readPod(p); }
-                    case "NodeNames" -> names = t == JsonToken.VALUE_NULL ? null : stringArray(p, "NodeNames");
-                    case "Nodes" -> raw = t == JsonToken.VALUE_NULL ? null : nodeList(p);
-                    default -> p.skipChildren();
-                }
-            }
-            if (!podSeen || pod == null) throw new WireException("the request has no Pod: kube-scheduler sends ExtenderArgs {\"Pod\": ..., \"NodeNames\": [...]}");
-            if (names == null && raw == null)
-                throw new WireException("the request has neither NodeNames nor Nodes: send one (NodeNames with nodeCacheCapable: true)");
-            if (names == null) names = List.copyOf(raw.keySet());
-            else raw = null; // NodeNames wins when both are sent
-            return new ExtenderArgs(pod, names, raw);
+            return extenderArgs(p, null);
         } catch (JacksonException e) {
             throw new WireException("the request body is not valid JSON: " + e.getOriginalMessage());
         }
+    }
+
+    /**
+     * The same from a body held in {@code body[0, length)}: {@code NodeNames} are then kept as positions in
+     * the body ({@link ExtenderArgs#rawNames}), no String built, unless one of them holds an escape.
+     */
+    public ExtenderArgs extenderArgs(byte[] body, int length) throws WireException {
+        try (JsonParser p = json.createParser(ObjectReadContext.empty(), body, 0, length)) {
+            return extenderArgs(p, body);
+        } catch (JacksonException e) {
+            throw new WireException("the request body is not valid JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    private ExtenderArgs extenderArgs(JsonParser p, byte[] body) throws WireException {
+        expectObject(p, p.nextToken(), "the request body");
+        PodFacts pod = null;
+        List<String> names = null;
+        RawNames rawNames = null;
+        Map<String, String> raw = null;
+        boolean podSeen = false;
+        String field;
+        while ((field = p.nextName()) != null) {
+            JsonToken t = p.nextToken();
+            switch (field) {
+                case "Pod" -> { podSeen = true; pod = t == JsonToken.VALUE_NULL ? null : readPod(p); }
+                case "NodeNames" -> {
+                    names = null; rawNames = null;
+                    if (t == JsonToken.VALUE_NULL) continue;
+                    if (body != null) {
+                        rawNames = rawArray(p, body);
+                        if (rawNames != null) { names = rawNames.asList(); continue; }
+                    }
+                    names = stringArray(p, "NodeNames");
+                }
+                case "Nodes" -> raw = t == JsonToken.VALUE_NULL ? null : nodeList(p);
+                default -> p.skipChildren();
+            }
+        }
+        if (!podSeen || pod == null) throw new WireException("the request has no Pod: kube-scheduler sends ExtenderArgs {\"Pod\": ..., \"NodeNames\": [...]}");
+        if (names == null && raw == null)
+            throw new WireException("the request has neither NodeNames nor Nodes: send one (NodeNames with nodeCacheCapable: true)");
+        if (names == null) names = List.copyOf(raw.keySet());
+        else raw = null; // NodeNames wins when both are sent
+        return new ExtenderArgs(pod, names, raw, rawNames);
+    }
+
+    /**
+     * NodeNames as positions in {@code body}; the parser stands on the array's start and ends on its end.
+     * Returns null, with the parser still on the array's start, when a name holds an escape or a control
+     * character (then the caller reads them as strings): the parser never decodes the names it skips.
+     */
+    private static RawNames rawArray(JsonParser p, byte[] body) throws WireException {
+        if (p.currentToken() != JsonToken.START_ARRAY) throw new WireException("NodeNames must be an array of node names");
+        long start = p.currentTokenLocation().getByteOffset();
+        if (start < 0 || start >= body.length || body[(int) start] != '[') return null;
+        // scan the array ourselves first: only when every name is plain do we let Jackson skip it
+        int[] off = new int[256], len = new int[256];
+        int n = 0, i = (int) start + 1;
+        while (true) {
+            while (i < body.length && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t' || body[i] == ',')) i++;
+            if (i >= body.length) return null;
+            if (body[i] == ']') break;
+            if (body[i] != '"') return null; // not a string: let the string reader say what is wrong
+            int from = ++i;
+            while (i < body.length && body[i] != '"') {
+                if (body[i] == '\\' || (body[i] >= 0 && body[i] < 0x20)) return null;
+                i++;
+            }
+            if (i >= body.length) return null;
+            if (n == off.length) { off = java.util.Arrays.copyOf(off, n * 2); len = java.util.Arrays.copyOf(len, n * 2); }
+            off[n] = from; len[n] = i - from; n++;
+            i++;
+        }
+        p.skipChildren(); // Jackson checks the syntax (commas) as it skips
+        return new RawNames(body, off, len, n);
     }
 
     public BindingArgs bindingArgs(InputStream in) throws WireException {

@@ -1,6 +1,7 @@
 package io.mpshare.scheduler.http;
 
 import io.mpshare.core.policy.PlacementEngine.NodeScore;
+import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.Verbs.FilterAnswer;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
@@ -45,6 +46,31 @@ public final class WireWriter {
             else {
                 g.writeStartArray();
                 for (String n : a.fits()) g.writeString(n);
+                g.writeEndArray();
+            }
+            writeMap(g, "FailedNodes", a.failed());
+            writeMap(g, "FailedAndUnresolvableNodes", a.unresolvable());
+            g.writeStringProperty("Error", a.error());
+            g.writeEndObject();
+        }
+    }
+
+    /**
+     * {@code ExtenderFilterResult} for names read as bytes: the kept names are copied from the request body
+     * (they hold no escapes, {@link RawNames}) into {@code NodeNames}.
+     */
+    public void filterResult(OutputStream out, Verbs.IndexedFilterAnswer a, RawNames names) {
+        try (JsonGenerator g = generator(out)) {
+            g.writeStartObject();
+            g.writeName("Nodes");
+            g.writeNull();
+            g.writeName("NodeNames");
+            if (!a.error().isEmpty()) g.writeNull();
+            else {
+                g.writeStartArray();
+                byte[] buf = names.buf();
+                int[] off = names.off(), len = names.len(), fits = a.fits();
+                for (int k = 0; k < a.fitCount(); k++) g.writeRawUTF8String(buf, off[fits[k]], len[fits[k]]);
                 g.writeEndArray();
             }
             writeMap(g, "FailedNodes", a.failed());

@@ -101,4 +101,29 @@ class WireReaderTest {
             assertThatThrownBy(() -> facts.toPodInfo(MemoryUnit.GIB)).as(c[0]).hasMessageContaining(c[1]).hasMessageContaining("container c");
         }
     }
+
+    @Test void extenderArgs_fromBytes_keepsNamesAsPositions_sameNamesAsTheStream() throws Exception {
+        String body = "{\"NodeNames\" : [ \"a\",\n\t\"nöde-2\" , \"\", \"gpu-node-00042\" ],\"Pod\":{\"metadata\":{\"name\":\"p\"}}}";
+        byte[] b = (body + "trailing garbage past the length").getBytes(StandardCharsets.UTF_8);
+        ExtenderArgs a = reader.extenderArgs(b, body.getBytes(StandardCharsets.UTF_8).length);
+        assertThat(a.rawNames()).isNotNull();
+        assertThat(a.rawNames().count()).isEqualTo(4);
+        assertThat(a.nodeNames()).containsExactly("a", "nöde-2", "", "gpu-node-00042")
+                .isEqualTo(reader.extenderArgs(text(body)).nodeNames());
+    }
+
+    @Test void extenderArgs_fromBytes_escapedName_fallsBackToStrings() throws Exception {
+        String body = "{\"Pod\":{\"metadata\":{\"name\":\"p\"}},\"NodeNames\":[\"a\",\"gpu-\\u0062\",\"q\\\"x\"]}";
+        byte[] b = body.getBytes(StandardCharsets.UTF_8);
+        ExtenderArgs a = reader.extenderArgs(b, b.length);
+        assertThat(a.rawNames()).isNull();
+        assertThat(a.nodeNames()).containsExactly("a", "gpu-b", "q\"x");
+    }
+
+    @Test void extenderArgs_fromBytes_badArrays_sayWhat() {
+        for (String names : List.of("[\"a\" \"b\"]", "[\"a\",]", "[1]", "[\"a\"", "{}")) {
+            byte[] b = ("{\"Pod\":{\"metadata\":{\"name\":\"p\"}},\"NodeNames\":" + names + "}").getBytes(StandardCharsets.UTF_8);
+            assertThatThrownBy(() -> reader.extenderArgs(b, b.length)).as(names).isInstanceOf(WireException.class);
+        }
+    }
 }
