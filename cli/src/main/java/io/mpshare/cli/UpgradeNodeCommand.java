@@ -43,8 +43,7 @@ public final class UpgradeNodeCommand implements Callable<Integer> {
             return 1;
         }
         var settings = new NodeUpgrader.Settings(maxWait, drain, UpgradeOptions.DEFAULT_SETTLE, poll);
-        try (KubernetesClient client = new KubernetesClientBuilder().build()) {
-            KubeNode kube = new KubeNode(client, namespace);
+        try (KubernetesClient client = new KubernetesClientBuilder().build(); KubeNode kube = new KubeNode(client, namespace)) {
             NodeUpgrader upgrader = new NodeUpgrader(kube, InstantSource.system(), Sleeper.SYSTEM);
             try {
                 List<String> nodes = all ? kube.mpsNodes() : List.of(node);

@@ -6,7 +6,9 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.mpshare.core.Names;
@@ -41,15 +43,24 @@ import java.util.Set;
  *     pod delete for a daemon restart, the Eviction API for clients (a 429 from a PodDisruptionBudget is retried later).</li>
  * </ul>
  */
-public final class KubeNode {
+public final class KubeNode implements AutoCloseable {
     private final KubernetesClient client;
     private final String namespace;
+    /**
+     * Evictions go through a client that does not retry: fabric8 retries a 429 with backoff for about a minute and a
+     * half inside {@code evict()}, which would stall the loop; a refused eviction is simply tried again next poll.
+     */
+    private final KubernetesClient evictions;
 
     /** @param namespace where the MPS DaemonSets live, or null for any namespace */
     public KubeNode(KubernetesClient client, String namespace) {
         this.client = client;
         this.namespace = namespace;
+        this.evictions = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build()).build();
     }
+
+    @Override public void close() { evictions.close(); }
 
     public NodeSnapshot snapshot(String nodeName, Instant now) {
         Node node = client.nodes().withName(nodeName).get();
@@ -86,7 +97,7 @@ public final class KubeNode {
             case Step.RestartDaemon d -> client.pods().inNamespace(d.pod().namespace()).withName(d.pod().name()).delete();
             case Step.Evict e -> {
                 for (PodKey k : e.pods()) {
-                    boolean evicted = client.pods().inNamespace(k.namespace()).withName(k.name()).evict();
+                    boolean evicted = evictions.pods().inNamespace(k.namespace()).withName(k.name()).evict();
                     if (!evicted) notes.add("eviction of " + k + " refused (a PodDisruptionBudget); retried");
                 }
             }

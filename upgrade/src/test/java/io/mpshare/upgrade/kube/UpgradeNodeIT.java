@@ -61,7 +61,10 @@ class UpgradeNodeIT {
         world.add(this::daemonSetController);
     }
 
+    final List<KubeNode> kubes = new CopyOnWriteArrayList<>();
+
     @AfterEach void stop() {
+        kubes.forEach(KubeNode::close);
         client.close();
         server.destroy();
     }
@@ -139,7 +142,9 @@ class UpgradeNodeIT {
             now.updateAndGet(t -> t.plus(d));
             for (Runnable r : world) r.run();
         };
-        return new NodeUpgrader(new KubeNode(client, NS), (InstantSource) now::get, sleeper);
+        var kube = new KubeNode(client, NS);
+        kubes.add(kube);
+        return new NodeUpgrader(kube, (InstantSource) now::get, sleeper);
     }
 
     static NodeUpgrader.Settings settings(Duration maxWait, boolean drain) {
@@ -290,6 +295,7 @@ class UpgradeNodeIT {
             daemonPod("green", n, "mpshare:1.0", true);
         }
         var kube = new KubeNode(client, NS);
+        kubes.add(kube);
         var outcomes = new FleetUpgrade(upgrader()).run(kube.mpsNodes(), 2, settings(Duration.ofMinutes(5), false), out::add);
 
         assertThat(outcomes).containsOnlyKeys("n1", "n2").containsValues(Outcome.DONE, Outcome.DONE);
