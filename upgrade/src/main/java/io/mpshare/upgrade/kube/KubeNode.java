@@ -82,7 +82,7 @@ public final class KubeNode implements AutoCloseable {
         }
         return new NodeSnapshot(nodeName, ann.get(Names.ANN_NODE_MPS_ACTIVE),
                 Boolean.TRUE.equals(node.getSpec() == null ? null : node.getSpec().getUnschedulable()),
-                UpgradeState.decode(ann.get(Names.ANN_NODE_UPGRADE)), sets.keySet(), daemons, clients, now);
+                UpgradeState.decode(ann.get(Names.ANN_NODE_UPGRADE)), templates(sets), daemons, clients, now);
     }
 
     /** Carries out an action step; {@link Step.Wait}, {@link Step.Blocked} and {@link Step.TimedOut} do nothing. */
@@ -126,6 +126,12 @@ public final class KubeNode implements AutoCloseable {
             if (!sel.entrySet().stream().allMatch(e -> e.getValue().equals(nodeLabels.get(e.getKey())))) continue;
             out.put(ds.getMetadata().getLabels().get(Names.LABEL_MPS_COLOUR), ds);
         }
+        return out;
+    }
+
+    private static Map<String, String> templates(Map<String, DaemonSet> sets) {
+        var out = new HashMap<String, String>();
+        sets.forEach((colour, ds) -> out.put(colour, images(ds.getSpec().getTemplate().getSpec().getContainers())));
         return out;
     }
 

@@ -4,6 +4,7 @@ import io.mpshare.core.Names;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -11,17 +12,21 @@ import java.util.Set;
  * What the plan decides from: one read of the node, taken at {@code now}.
  *
  * @param activeColour the Node's {@code mpshare.io/mps-active}, or null when it names none (then blue is active)
- * @param daemonSets   the colours that have an MPS DaemonSet selecting this node
+ * @param templates    colour → the container images of its MPS DaemonSet's pod template, for the colours whose
+ *                     DaemonSet selects this node (with OnDelete, what a recreated pod will run)
  * @param daemons      the MPS daemon pods on the node (any colour)
  * @param clients      the GPU pods on the node started as MPS clients, not finished
  */
 public record NodeSnapshot(String node, String activeColour, boolean unschedulable, Optional<UpgradeState> state,
-                           Set<String> daemonSets, List<DaemonPod> daemons, List<Client> clients, Instant now) {
+                           Map<String, String> templates, List<DaemonPod> daemons, List<Client> clients, Instant now) {
     public NodeSnapshot {
-        daemonSets = Set.copyOf(daemonSets);
+        templates = Map.copyOf(templates);
         daemons = List.copyOf(daemons);
         clients = List.copyOf(clients);
     }
+
+    /** The colours that have an MPS DaemonSet selecting this node. */
+    public Set<String> daemonSets() { return templates.keySet(); }
 
     /** The colour that receives new clients. */
     public String active() { return activeColour == null || activeColour.isBlank() ? Names.MPS_COLOUR_DEFAULT : activeColour; }

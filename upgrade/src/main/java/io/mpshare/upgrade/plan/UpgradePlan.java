@@ -55,6 +55,12 @@ public final class UpgradePlan {
 
     private Step begin(NodeSnapshot s) {
         String from = s.active(), to = NodeSnapshot.other(from);
+        Optional<DaemonPod> active = s.daemon(from);
+        if (s.daemonSets().contains(to) && active.isPresent() && active.get().image().equals(s.templates().get(to)))
+            return new Step.Finish(false, "nothing to upgrade: the " + to + " DaemonSet's template runs " + active.get().image()
+                    + ", which " + from + " already runs (set the new image on " + to + " with helm upgrade first)");
+        if (!s.daemonSets().contains(to) && options.drain() && active.isPresent() && active.get().current() && active.get().ready())
+            return new Step.Finish(false, "nothing to upgrade: " + from + " already runs its DaemonSet's template " + active.get().image());
         if (s.daemonSets().contains(to))
             return new Step.Record(new UpgradeState(Mode.BLUE_GREEN, Phase.STARTING, from, to, s.now(), false),
                     "begin blue/green: " + from + " is active, start " + to + " with its DaemonSet's current template");

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -24,11 +25,13 @@ class UpgradePlanTest {
     static final Client UNRECORDED = new Client(PodKey.of("default", "u"), Set.of(), false);
     static final Client ON_GREEN = new Client(PodKey.of("default", "g"), Set.of("green"), false);
 
+    static final Map<String, String> BOTH = Map.of("blue", "img:1", "green", "img:2");
+
     final UpgradePlan plan = new UpgradePlan(new UpgradeOptions(T0.plus(Duration.ofMinutes(30)), Duration.ofMinutes(30), false, Duration.ofSeconds(10)));
     final UpgradePlan drainPlan = new UpgradePlan(new UpgradeOptions(T0.plus(Duration.ofMinutes(30)), Duration.ofMinutes(30), true, Duration.ofSeconds(10)));
 
     static NodeSnapshot snap(UpgradeState st, String active, List<DaemonPod> daemons, List<Client> clients, Instant now) {
-        return new NodeSnapshot("n1", active, false, Optional.ofNullable(st), Set.of("blue", "green"), daemons, clients, now);
+        return new NodeSnapshot("n1", active, false, Optional.ofNullable(st), BOTH, daemons, clients, now);
     }
 
     static UpgradeState state(Phase p, Instant since) { return new UpgradeState(Mode.BLUE_GREEN, p, "blue", "green", since, false); }
@@ -36,6 +39,12 @@ class UpgradePlanTest {
     @Test void next_noState_recordsBlueGreenFromActive() {
         Step s = plan.next(snap(null, null, List.of(BLUE, GREEN_OLD), List.of(ON_BLUE), T0));
         assertThat(s).isInstanceOfSatisfying(Step.Record.class, r -> assertThat(r.state()).isEqualTo(state(Phase.STARTING, T0)));
+    }
+
+    @Test void next_idleTemplateRunsWhatActiveRuns_nothingToUpgrade() {
+        var s = new NodeSnapshot("n1", null, false, Optional.empty(), Map.of("blue", "img:1", "green", "img:1"),
+                List.of(BLUE, GREEN_OLD), List.of(ON_BLUE), T0);
+        assertThat(plan.next(s)).isInstanceOfSatisfying(Step.Finish.class, f -> assertThat(f.summary()).contains("nothing to upgrade"));
     }
 
     @Test void next_idleOutdated_restartsIdleNeverActive() {
@@ -85,26 +94,29 @@ class UpgradePlanTest {
         Instant late = T0.plus(Duration.ofMinutes(31));
         var st = state(Phase.DRAINING, late);
         assertThat(drainPlan.next(snap(st, "green", List.of(BLUE, GREEN_NEW), List.of(ON_BLUE), late))).isInstanceOf(Step.Cordon.class);
-        var cordoned = new NodeSnapshot("n1", "green", true, Optional.of(st.withCordoned()), Set.of("blue", "green"),
+        var cordoned = new NodeSnapshot("n1", "green", true, Optional.of(st.withCordoned()), BOTH,
                 List.of(BLUE, GREEN_NEW), List.of(ON_BLUE, ON_GREEN), late);
         assertThat(drainPlan.next(cordoned)).isInstanceOfSatisfying(Step.Evict.class, e -> assertThat(e.pods()).containsExactly(ON_BLUE.pod()));
-        var drained = new NodeSnapshot("n1", "green", true, Optional.of(st.withCordoned()), Set.of("blue", "green"),
+        var drained = new NodeSnapshot("n1", "green", true, Optional.of(st.withCordoned()), BOTH,
                 List.of(BLUE, GREEN_NEW), List.of(ON_GREEN), late);
         assertThat(drainPlan.next(drained)).isInstanceOfSatisfying(Step.Finish.class, f -> assertThat(f.uncordon()).isTrue());
     }
 
     @Test void next_noIdleDaemonSet_blockedWithoutDrain_inPlaceWithDrain() {
-        var s = new NodeSnapshot("n1", null, false, Optional.empty(), Set.of("blue"), List.of(BLUE), List.of(ON_BLUE), T0);
+        var outdated = new DaemonPod("kube-system", "mps-blue-1", "blue", true, false, false, "img:1");
+        var s = new NodeSnapshot("n1", null, false, Optional.empty(), Map.of("blue", "img:2"), List.of(outdated), List.of(ON_BLUE), T0);
         assertThat(plan.next(s)).isInstanceOf(Step.Blocked.class);
         assertThat(drainPlan.next(s)).isInstanceOfSatisfying(Step.Record.class, r -> assertThat(r.state().mode()).isEqualTo(Mode.IN_PLACE));
+        var upToDate = new NodeSnapshot("n1", null, false, Optional.empty(), Map.of("blue", "img:1"), List.of(BLUE), List.of(ON_BLUE), T0);
+        assertThat(drainPlan.next(upToDate)).isInstanceOfSatisfying(Step.Finish.class, f -> assertThat(f.summary()).contains("nothing to upgrade"));
     }
 
     @Test void next_inPlaceRestarting_deletesOutdatedActiveOnlyWhenDrained() {
         var st = new UpgradeState(Mode.IN_PLACE, Phase.RESTARTING, "blue", "blue", T0, true);
         var outdated = new DaemonPod("kube-system", "mps-blue-1", "blue", true, false, false, "img:1");
-        var s = new NodeSnapshot("n1", null, true, Optional.of(st), Set.of("blue"), List.of(outdated), List.of(), T0);
+        var s = new NodeSnapshot("n1", null, true, Optional.of(st), Map.of("blue", "img:2"), List.of(outdated), List.of(), T0);
         assertThat(drainPlan.next(s)).isInstanceOf(Step.RestartDaemon.class);
-        var back = new NodeSnapshot("n1", null, true, Optional.of(st), Set.of("blue"), List.of(outdated), List.of(ON_BLUE), T0);
+        var back = new NodeSnapshot("n1", null, true, Optional.of(st), Map.of("blue", "img:2"), List.of(outdated), List.of(ON_BLUE), T0);
         assertThat(drainPlan.next(back)).isInstanceOf(Step.Record.class);
     }
 
