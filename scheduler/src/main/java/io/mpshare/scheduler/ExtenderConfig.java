@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param port          HTTP port (kube-scheduler's {@code urlPrefix} points here)
  * @param unit          unit of {@code aliyun.com/gpu-mem} (GiB unless the cluster counts MiB)
  * @param reserveMib    CUDA context reserve charged per container per GPU
- * @param policy        placement policy name: binpack or spread
+ * @param policy        placement policy name: fragmentation (default), binpack or spread
  * @param uidRule       refuse nodes whose MPS daemon serves another known UID
  * @param assumeTtl     how long an assumed allocation of a pod that is gone or bound elsewhere is kept
  * @param expiryPeriod  how often assumed allocations are checked
@@ -34,7 +34,7 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
     }
 
     public static ExtenderConfig defaults() {
-        return new ExtenderConfig(Names.EXTENDER_PORT, MemoryUnit.GIB, Names.DEFAULT_CONTEXT_RESERVE_MIB, "binpack", false,
+        return new ExtenderConfig(Names.EXTENDER_PORT, MemoryUnit.GIB, Names.DEFAULT_CONTEXT_RESERVE_MIB, SchedulerExtender.DEFAULT_POLICY, false,
                 Duration.ofMinutes(5), Duration.ofSeconds(30), 5, Runtime.getRuntime().availableProcessors());
     }
 

@@ -38,18 +38,24 @@ public final class SchedulerExtender implements AutoCloseable {
         var verbs = new Verbs(new PlacementEngine(ledger, policy), new DemandResolver(config.reserveMib()), config.unit());
         var binder = new Binder(ledger, verbs, new Fabric8PodApi(client, Duration.ofSeconds(30)), config.bindAttempts());
         this.timers = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("extender-expiry").daemon(true).factory());
-        this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod());
+        java.util.function.BiConsumer<io.mpshare.core.model.PodKey, io.mpshare.core.model.GpuDemand> seen = (k, d) -> { };
+        if (policy instanceof LearnedFragmentationPolicy learned) seen = learned::observe; // the default policy learns its task mix
+        this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod(), seen);
         var metrics = new ExtenderMetrics(ledger);
         this.http = new ExtenderHttpServer(new InetSocketAddress(config.port()), config.httpThreads(), verbs, binder,
                 new Inspect(ledger), metrics, view::ready, version);
     }
 
-    /** The policy a name on the command line stands for. */
+    /** The default placement policy's name: fragmentation gradient descent with a learned task mix (docs/extender.md). */
+    public static final String DEFAULT_POLICY = "fragmentation";
+
+    /** The policy a name on the command line stands for: fragmentation (the default), binpack or spread. */
     public static PlacementPolicy policy(String name, boolean uidRule) {
         return switch (name.toLowerCase(java.util.Locale.ROOT)) {
+            case "fragmentation", "fgd" -> new LearnedFragmentationPolicy(uidRule);
             case "binpack" -> new BinpackPolicy(uidRule);
             case "spread" -> new SpreadPolicy(uidRule);
-            default -> throw new IllegalArgumentException("unknown policy '" + name + "': use binpack or spread");
+            default -> throw new IllegalArgumentException("unknown policy '" + name + "': use fragmentation, binpack or spread");
         };
     }
 

@@ -61,7 +61,16 @@ public final class ClusterView implements AutoCloseable {
     private ScheduledFuture<?> expiry;
     private volatile boolean ready;
 
+    private final java.util.function.BiConsumer<PodKey, io.mpshare.core.model.GpuDemand> seen;
+
     public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period) {
+        this(client, ledger, unit, scheduler, period, (k, d) -> { });
+    }
+
+    /** @param seen told of every pod seen with a GPU booking and its demand (the default policy learns its task mix from it) */
+    public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period,
+                       java.util.function.BiConsumer<PodKey, io.mpshare.core.model.GpuDemand> seen) {
+        this.seen = java.util.Objects.requireNonNull(seen, "seen");
         this.client = client;
         this.ledger = ledger;
         this.unit = unit;
@@ -152,6 +161,7 @@ public final class ClusterView implements AutoCloseable {
         switch (AllocationCodec.decode(info, ann, node, s == null ? null : s.inventory(), node != null, unit)) {
             case AllocationCodec.Decoded.Found f -> {
                 Allocation a = f.allocation();
+                seen.accept(key, a.demand());
                 Optional<Allocation> have = ledger.allocation(key);
                 if (have.isPresent() && have.get().samePlacement(a) && have.get().phase().compareTo(a.phase()) >= 0) return;
                 // an older assumption echoed back while a newer bind of the same pod is in flight: keep the newer
