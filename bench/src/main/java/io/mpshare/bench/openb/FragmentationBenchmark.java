@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * Target: at most 300 µs per decision on one core.
  *
  * <ul>
- *   <li>{@link #decideWithHostCpu}: what the replay does, one pass with each node's free CPU (the default);</li>
+ *   <li>{@link #decideWithHostCpu}: what the replay does, one pass with each node's free CPU and memory (the default);</li>
  *   <li>{@link #filterAndPrioritize}: the extender's path through {@link PlacementEngine} (filter, then
  *       prioritize of the nodes that fit; the policy runs twice per node, and unfit nodes get their reason text).</li>
  * </ul>
@@ -50,13 +50,13 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 public class FragmentationBenchmark {
-    /** The openb node list: how many nodes of each (GPU count, model, MiB, CPU milli). */
+    /** The openb node list: how many nodes of each (GPU count, model, GPU MiB, CPU milli, host memory MiB). */
     private static final Object[][] SHAPES = {
-            {387, 2, "T4", 15109L, 104000L}, {2, 1, "A10", 22731L, 128000L}, {39, 8, "G3", 32768L, 128000L},
-            {107, 2, "P100", 16280L, 16000L}, {28, 4, "V100M16", 16160L, 32000L}, {9, 4, "V100M32", 32510L, 48000L},
-            {22, 2, "P100", 16280L, 64000L}, {7, 8, "V100M16", 16160L, 64000L}, {19, 1, "V100M16", 16160L, 8000L},
-            {3, 1, "P100", 16280L, 8000L}, {2, 2, "P100", 16280L, 8000L}, {1, 8, "V100M16", 16160L, 82000L},
-            {17, 4, "T4", 15109L, 96000L}, {549, 8, "G2", 32768L, 96000L}, {21, 8, "V100M32", 32510L, 96000L}};
+            {387, 2, "T4", 15109L, 104000L, 524288L}, {2, 1, "A10", 22731L, 128000L, 1048576L}, {39, 8, "G3", 32768L, 128000L, 786432L},
+            {107, 2, "P100", 16280L, 16000L, 122880L}, {28, 4, "V100M16", 16160L, 32000L, 131072L}, {9, 4, "V100M32", 32510L, 48000L, 376832L},
+            {22, 2, "P100", 16280L, 64000L, 262144L}, {7, 8, "V100M16", 16160L, 64000L, 262144L}, {19, 1, "V100M16", 16160L, 8000L, 32768L},
+            {3, 1, "P100", 16280L, 8000L, 61440L}, {2, 2, "P100", 16280L, 8000L, 61440L}, {1, 8, "V100M16", 16160L, 82000L, 344064L},
+            {17, 4, "T4", 15109L, 96000L, 393216L}, {549, 8, "G2", 32768L, 96000L, 393216L}, {21, 8, "V100M32", 32510L, 96000L, 786432L}};
 
     /** Share of the cluster's GPU capacity booked before measuring. */
     @Param({"0.5", "0.9"})
@@ -69,13 +69,14 @@ public class FragmentationBenchmark {
     private NodeState[] states;
     private long[] cpuLeft;
     private long[] gpuMib;
+    private long[] memLeft;
     private final int shareMilli = 470;
 
     @Setup(Level.Trial)
     public void setUp() {
         ledger = new Ledger(InstantSource.fixed(Instant.EPOCH), Duration.ofDays(1));
         names = new ArrayList<>();
-        List<Long> cpu = new ArrayList<>(), mib = new ArrayList<>();
+        List<Long> cpu = new ArrayList<>(), mib = new ArrayList<>(), mem = new ArrayList<>();
         long gpus = 0;
         for (Object[] s : SHAPES) {
             for (int k = 0; k < (int) s[0]; k++) {
@@ -85,20 +86,27 @@ public class FragmentationBenchmark {
                 ledger.upsertNode(new NodeInventory(name, g));
                 names.add(name);
                 cpu.add((long) s[4]);
+                mem.add((long) s[5]);
                 mib.add((long) s[3]);
                 gpus += (int) s[1];
             }
         }
-        // the default trace's commonest shapes, with their CPU (thousandths of a core) and share of GPU tasks
-        policy = new FragmentationPolicy(new TaskMix(List.of(
-                new TaskMix.Entry(1, 0, 1000, 0, 12000, 0, 0.55), new TaskMix.Entry(1, 0, 810, 0, 8000, 0, 0.15),
-                new TaskMix.Entry(1, 0, 470, 0, 6000, 0, 0.10), new TaskMix.Entry(1, 0, 320, 0, 4000, 0, 0.05),
-                new TaskMix.Entry(1, 0, 650, 0, 8000, 0, 0.05), new TaskMix.Entry(2, 0, 1000, 0, 24000, 0, 0.04),
-                new TaskMix.Entry(4, 0, 1000, 0, 48000, 0, 0.03), new TaskMix.Entry(8, 0, 1000, 0, 96000, 0, 0.03))),
-                20, false);
+        // shapes like the default trace's commonest, with CPU (thousandths of a core), memory (MiB) and share
+        // of GPU tasks; several CPU and memory levels, as a real mix has
+        List<TaskMix.Entry> entries = new ArrayList<>();
+        int[] shares = {1000, 810, 470, 320, 650, 250};
+        double[] weights = {0.40, 0.15, 0.10, 0.05, 0.05, 0.05};
+        for (int k = 0; k < shares.length; k++)
+            for (int v = 0; v < 4; v++)
+                entries.add(new TaskMix.Entry(1, 0, shares[k], 0, (4000L + 4000L * v) * shares[k] / 1000, (16384L + 16384L * v) * shares[k] / 1000, weights[k] / 4));
+        entries.add(new TaskMix.Entry(2, 0, 1000, 0, 24000, 98304, 0.08));
+        entries.add(new TaskMix.Entry(4, 0, 1000, 0, 48000, 196608, 0.06));
+        entries.add(new TaskMix.Entry(8, 0, 1000, 0, 96000, 393216, 0.06));
+        policy = new FragmentationPolicy(new TaskMix(entries));
         engine = new PlacementEngine(ledger, policy);
         cpuLeft = cpu.stream().mapToLong(Long::longValue).toArray();
         gpuMib = mib.stream().mapToLong(Long::longValue).toArray();
+        memLeft = mem.stream().mapToLong(Long::longValue).toArray();
         fillCluster((long) (fill * gpus * 1000));
         states = new NodeState[names.size()];
         for (int i = 0; i < states.length; i++) states[i] = ledger.node(names.get(i));
@@ -110,17 +118,18 @@ public class FragmentationBenchmark {
         long placed = 0;
         for (int n = 0; placed < targetMilli && n < 100_000; n++) {
             int milli = shares[rnd.nextInt(shares.length)];
-            long cpu = milli * 12L;
+            long cpu = milli * 12L, mem = milli * 48L;
             int best = -1;
             long bestScore = Long.MIN_VALUE;
             for (int i = 0; i < names.size(); i++) {
-                if (cpuLeft[i] < cpu) continue;
-                if (policy.evaluate(ledger.node(names.get(i)), demand(milli, gpuMib[i]), cpuLeft[i], cpu) instanceof Evaluation.Fits f
+                if (cpuLeft[i] < cpu || memLeft[i] < mem) continue;
+                if (policy.evaluate(ledger.node(names.get(i)), demand(milli, gpuMib[i]), cpuLeft[i], cpu, memLeft[i], mem) instanceof Evaluation.Fits f
                         && f.score() > bestScore) { best = i; bestScore = f.score(); }
             }
             if (best < 0) continue;
-            ledger.assume(PodKey.of("bench", "p" + n), "", names.get(best), demand(milli, gpuMib[best]), policy.forHost(cpuLeft[best], cpu));
+            ledger.assume(PodKey.of("bench", "p" + n), "", names.get(best), demand(milli, gpuMib[best]), policy.forHost(cpuLeft[best], cpu, memLeft[best], mem));
             cpuLeft[best] -= cpu;
+            memLeft[best] -= mem;
             placed += milli;
         }
     }
@@ -130,14 +139,14 @@ public class FragmentationBenchmark {
         return GpuDemand.simple(mib, milli / 10, 1, 0);
     }
 
-    /** The replay's decision: every node that has the CPU, scored with its free CPU; the best node. */
+    /** The replay's decision: every node that has the CPU and memory, scored with its free CPU and memory; the best node. */
     @Benchmark
     public int decideWithHostCpu() {
         int best = -1;
-        long bestScore = Long.MIN_VALUE, cpu = shareMilli * 12L;
+        long bestScore = Long.MIN_VALUE, cpu = shareMilli * 12L, mem = shareMilli * 48L;
         for (int i = 0; i < states.length; i++) {
-            if (cpuLeft[i] < cpu) continue;
-            if (policy.evaluate(states[i], demand(shareMilli, gpuMib[i]), cpuLeft[i], cpu) instanceof Evaluation.Fits f
+            if (cpuLeft[i] < cpu || memLeft[i] < mem) continue;
+            if (policy.evaluate(states[i], demand(shareMilli, gpuMib[i]), cpuLeft[i], cpu, memLeft[i], mem) instanceof Evaluation.Fits f
                     && f.score() > bestScore) { best = i; bestScore = f.score(); }
         }
         return best;
