@@ -112,8 +112,16 @@ public final class FitIndex {
             int e = (int) INTS.getAcquire(probe, i);
             if (e == 0) return -1;
             int s = e - 1;
-            if (t.hashes[s] == h && Arrays.equals(t.names[s], 0, t.names[s].length, b, off, off + len)) return s;
+            if (t.hashes[s] == h && same(t.names[s], b, off, len)) return s;
         }
+    }
+
+    private static boolean same(byte[] name, byte[] b, int off, int len) {
+        if (name.length != len) return false;
+        int i = 0;
+        for (; i + 8 <= len; i += 8) if ((long) LE.get(name, i) != (long) LE.get(b, off + i)) return false;
+        for (; i < len; i++) if (name[i] != b[off + i]) return false;
+        return true;
     }
 
     private static int find(Table t, String name, int h) {
@@ -132,16 +140,46 @@ public final class FitIndex {
         return true;
     }
 
-    /** Hash of a name's UTF-8 bytes (the same for the bytes of a request and for the stored name). */
+    private static final VarHandle LE = MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long K = 0x9E3779B97F4A7C15L;
+
+    /**
+     * Hash of a name's UTF-8 bytes (the same for the bytes of a request and for the stored name): each full
+     * 8-byte little-endian word goes through {@link #hashStep}, the last 0-7 bytes (as a little-endian word)
+     * and the length through {@link #hashEnd}. A reader may compute it while scanning a request.
+     */
     public static int hash(byte[] b, int off, int len) {
-        int h = 0;
-        for (int i = off; i < off + len; i++) h = 31 * h + b[i];
-        return mix(h);
+        long h = 0;
+        int i = off, end = off + len;
+        for (; i + 8 <= end; i += 8) h = hashStep(h, (long) LE.get(b, i));
+        long tail = 0;
+        for (int shift = 0; i < end; i++, shift += 8) tail |= (b[i] & 0xFFL) << shift;
+        return hashEnd(h, tail, len);
     }
 
-    private static int mix(int h) {
-        h *= 0x9E3779B9;
-        return h ^ (h >>> 16);
+    /** One full word of {@link #hash}. */
+    public static long hashStep(long h, long word) { return (h ^ word) * K; }
+
+    /** The end of {@link #hash}: the remaining bytes as a little-endian word (zero above them) and the name's length. */
+    public static int hashEnd(long h, long tail, int len) {
+        h = ((h ^ tail) * K) ^ len;
+        h *= K;
+        return (int) (h ^ (h >>> 29));
+    }
+
+    /** {@link #hash} of an ASCII name given as a String, or Long.MIN_VALUE when it is not ASCII (the caller encodes it). */
+    private static long hashAscii(String name) {
+        int n = name.length();
+        long h = 0, word = 0;
+        int shift = 0;
+        for (int i = 0; i < n; i++) {
+            char c = name.charAt(i);
+            if (c >= 0x80) return Long.MIN_VALUE;
+            word |= (long) c << shift;
+            shift += 8;
+            if (shift == 64) { h = hashStep(h, word); word = 0; shift = 0; }
+        }
+        return hashEnd(h, word, n);
     }
 
     /** The current table, to look up and read many names against one consistent set of slots. */
@@ -156,15 +194,14 @@ public final class FitIndex {
         /** Slot of the name in {@code b[off, off+len)} (UTF-8), or -1 when never seen. */
         public int slot(byte[] b, int off, int len) { return find(t, b, off, len, hash(b, off, len)); }
 
+        /** {@link #slot(byte[], int, int)} with the name's {@link #hash} already known (computed while scanning). */
+        public int slot(byte[] b, int off, int len, int hash) { return find(t, b, off, len, hash); }
+
         /** Slot of {@code name}, or -1 when never seen. */
         public int slot(String name) {
-            int n = name.length(), h = 0;
-            for (int i = 0; i < n; i++) {
-                char c = name.charAt(i);
-                if (c >= 0x80) { byte[] b = name.getBytes(StandardCharsets.UTF_8); return find(t, b, 0, b.length, hash(b, 0, b.length)); }
-                h = 31 * h + (byte) c;
-            }
-            return find(t, name, mix(h));
+            long h = hashAscii(name);
+            if (h == Long.MIN_VALUE) { byte[] b = name.getBytes(StandardCharsets.UTF_8); return find(t, b, 0, b.length, hash(b, 0, b.length)); }
+            return find(t, name, (int) h);
         }
 
         /**

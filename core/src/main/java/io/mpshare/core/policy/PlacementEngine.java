@@ -76,6 +76,11 @@ public final class PlacementEngine {
      * so a request's names can be looked up straight from its body and echoed back by copying bytes.
      */
     public IndexedOutcome filter(GpuDemand d, byte[] buf, int[] off, int[] len, int count) {
+        return filter(d, buf, off, len, null, count);
+    }
+
+    /** The same with each name's {@link FitIndex#hash} given ({@code hashes[i]}; null: computed here). */
+    public IndexedOutcome filter(GpuDemand d, byte[] buf, int[] off, int[] len, int[] hashes, int count) {
         int[] fits = new int[count];
         int m = 0;
         Map<String, String> failed = new LinkedHashMap<>();
@@ -92,7 +97,8 @@ public final class PlacementEngine {
         }
         FitIndex.View v = ledger.fitIndex().view();
         int[] slots = new int[count];
-        for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i]);
+        if (hashes == null) for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i]);
+        else for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i], hashes[i]);
         long mib = d.chargeMib();
         int core = d.chargeCore(), k = d.gpuCount();
         for (int i = 0; i < count; i++) {
