@@ -80,7 +80,7 @@ public final class Verbs {
      */
     public record IndexedFilterAnswer(int[] fits, int fitCount, Map<String, String> failed, Map<String, String> unresolvable, String error) {}
 
-    public IndexedFilterAnswer filter(PodFacts facts, byte[] buf, int[] off, int[] len, int count) {
+    public IndexedFilterAnswer filter(PodFacts facts, byte[] buf, int[] off, int[] len, int[] hashes, int count) {
         return switch (need(facts)) {
             case Need.None n -> {
                 int[] all = new int[count];
@@ -89,7 +89,7 @@ public final class Verbs {
             }
             case Need.Bad b -> new IndexedFilterAnswer(new int[0], 0, Map.of(), Map.of(), b.reason());
             case Need.Gpu g -> {
-                PlacementEngine.IndexedOutcome o = engine.filter(g.demand(), buf, off, len, count);
+                PlacementEngine.IndexedOutcome o = engine.filter(g.demand(), buf, off, len, hashes, count);
                 yield new IndexedFilterAnswer(o.fits(), o.fitCount(), o.failed(), o.unresolvable(), "");
             }
         };

@@ -128,7 +128,7 @@ public final class ExtenderHttpServer implements AutoCloseable {
         }
         RawNames raw = args.rawNames();
         if (raw != null) { // the common case: names looked up and echoed as bytes
-            Verbs.IndexedFilterAnswer a = verbs.filter(args.pod(), raw.buf(), raw.off(), raw.len(), raw.count());
+            Verbs.IndexedFilterAnswer a = verbs.filter(args.pod(), raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
             count(args, a.error(), a.fitCount() == 0 && raw.count() > 0);
             writer.filterResult(buf, a, raw);
             return;

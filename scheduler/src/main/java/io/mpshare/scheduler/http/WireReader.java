@@ -1,6 +1,7 @@
 package io.mpshare.scheduler.http;
 
 import io.mpshare.core.Names;
+import io.mpshare.core.ledger.FitIndex;
 import io.mpshare.scheduler.PodFacts;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
@@ -32,7 +33,7 @@ public final class WireReader {
 
     public ExtenderArgs extenderArgs(InputStream in) throws WireException {
         try (JsonParser p = json.createParser(ObjectReadContext.empty(), in)) {
-            return extenderArgs(p, null);
+            return extenderArgs(p);
         } catch (JacksonException e) {
             throw new WireException("the request body is not valid JSON: " + e.getOriginalMessage());
         }
@@ -43,18 +44,60 @@ public final class WireReader {
      * the body ({@link ExtenderArgs#rawNames}), no String built, unless one of them holds an escape.
      */
     public ExtenderArgs extenderArgs(byte[] body, int length) throws WireException {
-        try (JsonParser p = json.createParser(ObjectReadContext.empty(), body, 0, length)) {
-            return extenderArgs(p, body);
+        JsonParser p = json.createParser(ObjectReadContext.empty(), body, 0, length);
+        try {
+            expectObject(p, p.nextToken(), "the request body");
+            PodFacts pod = null;
+            List<String> names = null;
+            RawNames rawNames = null;
+            Map<String, String> raw = null;
+            boolean podSeen = false;
+            byte[] bytes = body;
+            String field;
+            fields:
+            while ((field = p.nextName()) != null) {
+                JsonToken t = p.nextToken();
+                switch (field) {
+                    case "Pod" -> { podSeen = true; pod = t == JsonToken.VALUE_NULL ? null : readPod(p); }
+                    case "NodeNames" -> {
+                        names = null; rawNames = null;
+                        if (t == JsonToken.VALUE_NULL) continue;
+                        int[] end = new int[1];
+                        if (bytes != null && t == JsonToken.START_ARRAY
+                                && (rawNames = scanNames(bytes, (int) p.currentTokenLocation().getByteOffset(), length, end)) != null) {
+                            names = rawNames.asList();
+                            // the names are read: go on after the array without the parser reading them again
+                            int k = skipWhitespace(bytes, end[0], length);
+                            if (k < length && bytes[k] == '}') break fields; // kube-scheduler sends NodeNames last
+                            if (k >= length || bytes[k] != ',') throw new WireException("the request body is not valid JSON: expected , or } after NodeNames");
+                            byte[] rest = new byte[length - k];
+                            rest[0] = '{';
+                            System.arraycopy(bytes, k + 1, rest, 1, length - k - 1);
+                            p.close();
+                            p = json.createParser(ObjectReadContext.empty(), rest);
+                            p.nextToken();
+                            bytes = null;
+                            length = rest.length;
+                            continue;
+                        }
+                        names = stringArray(p, "NodeNames");
+                    }
+                    case "Nodes" -> raw = t == JsonToken.VALUE_NULL ? null : nodeList(p);
+                    default -> p.skipChildren();
+                }
+            }
+            return args(podSeen, pod, names, raw, rawNames);
         } catch (JacksonException e) {
             throw new WireException("the request body is not valid JSON: " + e.getOriginalMessage());
+        } finally {
+            p.close();
         }
     }
 
-    private ExtenderArgs extenderArgs(JsonParser p, byte[] body) throws WireException {
+    private ExtenderArgs extenderArgs(JsonParser p) throws WireException {
         expectObject(p, p.nextToken(), "the request body");
         PodFacts pod = null;
         List<String> names = null;
-        RawNames rawNames = null;
         Map<String, String> raw = null;
         boolean podSeen = false;
         String field;
@@ -62,56 +105,87 @@ public final class WireReader {
             JsonToken t = p.nextToken();
             switch (field) {
                 case "Pod" -> { podSeen = true; pod = t == JsonToken.VALUE_NULL ? null : readPod(p); }
-                case "NodeNames" -> {
-                    names = null; rawNames = null;
-                    if (t == JsonToken.VALUE_NULL) continue;
-                    if (body != null) {
-                        rawNames = rawArray(p, body);
-                        if (rawNames != null) { names = rawNames.asList(); continue; }
-                    }
-                    names = stringArray(p, "NodeNames");
-                }
+                case "NodeNames" -> names = t == JsonToken.VALUE_NULL ? null : stringArray(p, "NodeNames");
                 case "Nodes" -> raw = t == JsonToken.VALUE_NULL ? null : nodeList(p);
                 default -> p.skipChildren();
             }
         }
+        return args(podSeen, pod, names, raw, null);
+    }
+
+    private static ExtenderArgs args(boolean podSeen, PodFacts pod, List<String> names, Map<String, String> raw, RawNames rawNames) throws WireException {
         if (!podSeen || pod == null) throw new WireException("the request has no Pod: kube-scheduler sends ExtenderArgs {\"Pod\": ..., \"NodeNames\": [...]}");
         if (names == null && raw == null)
             throw new WireException("the request has neither NodeNames nor Nodes: send one (NodeNames with nodeCacheCapable: true)");
         if (names == null) names = List.copyOf(raw.keySet());
-        else raw = null; // NodeNames wins when both are sent
-        return new ExtenderArgs(pod, names, raw, rawNames);
+        else { raw = null; } // NodeNames wins when both are sent
+        return new ExtenderArgs(pod, names, raw, raw == null ? rawNames : null);
     }
 
+    private static int skipWhitespace(byte[] b, int i, int length) {
+        while (i < length && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t')) i++;
+        return i;
+    }
+
+    private static final java.lang.invoke.VarHandle LE =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final long ONES = 0x0101010101010101L, HIGHS = 0x8080808080808080L;
+
+    /** 0x80 in the lowest byte of {@code w} that is zero (higher flags may be false): the classic SWAR test. */
+    private static long zeroBytes(long w) { return (w - ONES) & ~w & HIGHS; }
+
     /**
-     * NodeNames as positions in {@code body}; the parser stands on the array's start and ends on its end.
-     * Returns null, with the parser still on the array's start, when a name holds an escape or a control
-     * character (then the caller reads them as strings): the parser never decodes the names it skips.
+     * NodeNames as positions in {@code body}, scanned strictly ({@code [ "name" , ... ]}) from the array's
+     * start, each name's {@code FitIndex.hash} computed on the way (8 bytes a step); {@code end[0]} is set past
+     * its {@code ]}. Returns null when a name holds an escape or a control character, or the array is not a
+     * plain array of strings: the caller then reads it with the parser, which still stands on the array's
+     * start (and reports any error).
      */
-    private static RawNames rawArray(JsonParser p, byte[] body) throws WireException {
-        if (p.currentToken() != JsonToken.START_ARRAY) throw new WireException("NodeNames must be an array of node names");
-        long start = p.currentTokenLocation().getByteOffset();
-        if (start < 0 || start >= body.length || body[(int) start] != '[') return null;
-        // scan the array ourselves first: only when every name is plain do we let Jackson skip it
-        int[] off = new int[256], len = new int[256];
-        int n = 0, i = (int) start + 1;
+    static RawNames scanNames(byte[] body, int start, int length, int[] end) {
+        if (start < 0 || start >= length || body[start] != '[') return null;
+        int[] off = new int[1024], len = new int[1024], hash = new int[1024];
+        int n = 0, i = skipWhitespace(body, start + 1, length);
+        if (i < length && body[i] == ']') { end[0] = i + 1; return new RawNames(body, off, len, hash, 0); }
         while (true) {
-            while (i < body.length && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t' || body[i] == ',')) i++;
-            if (i >= body.length) return null;
-            if (body[i] == ']') break;
-            if (body[i] != '"') return null; // not a string: let the string reader say what is wrong
+            if (i >= length || body[i] != '"') return null;
             int from = ++i;
-            while (i < body.length && body[i] != '"') {
-                if (body[i] == '\\' || (body[i] >= 0 && body[i] < 0x20)) return null;
-                i++;
+            long h = 0, tail;
+            while (true) {
+                if (i + 8 <= length) {
+                    long w = (long) LE.get(body, i);
+                    long quote = zeroBytes(w ^ 0x2222222222222222L);
+                    long bad = zeroBytes(w ^ 0x5C5C5C5C5C5C5C5CL) | ((w - 0x2020202020202020L) & ~w & HIGHS);
+                    int q = quote == 0 ? 8 : Long.numberOfTrailingZeros(quote) >>> 3;
+                    long below = q == 8 ? -1L : (1L << (q * 8)) - 1;
+                    if ((bad & below) != 0) return null; // an escape or a control character before the quote
+                    if (q == 8) { h = FitIndex.hashStep(h, w); i += 8; continue; }
+                    tail = w & below;
+                    i += q;
+                    break;
+                }
+                // the last few bytes of the body: one at a time
+                tail = 0;
+                int shift = 0;
+                while (i < length && body[i] != '"') {
+                    byte c = body[i];
+                    if (c == '\\' || (c >= 0 && c < 0x20) || shift == 64) return null;
+                    tail |= (c & 0xFFL) << shift;
+                    shift += 8;
+                    i++;
+                }
+                if (i >= length) return null;
+                break;
             }
-            if (i >= body.length) return null;
-            if (n == off.length) { off = java.util.Arrays.copyOf(off, n * 2); len = java.util.Arrays.copyOf(len, n * 2); }
-            off[n] = from; len[n] = i - from; n++;
-            i++;
+            if (n == off.length) {
+                off = java.util.Arrays.copyOf(off, n * 2); len = java.util.Arrays.copyOf(len, n * 2); hash = java.util.Arrays.copyOf(hash, n * 2);
+            }
+            off[n] = from; len[n] = i - from; hash[n] = FitIndex.hashEnd(h, tail, i - from); n++;
+            i = skipWhitespace(body, i + 1, length);
+            if (i >= length) return null;
+            if (body[i] == ']') { end[0] = i + 1; return new RawNames(body, off, len, hash, n); }
+            if (body[i] != ',') return null;
+            i = skipWhitespace(body, i + 1, length);
         }
-        p.skipChildren(); // Jackson checks the syntax (commas) as it skips
-        return new RawNames(body, off, len, n);
     }
 
     public BindingArgs bindingArgs(InputStream in) throws WireException {

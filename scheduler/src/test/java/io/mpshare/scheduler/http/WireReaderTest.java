@@ -126,4 +126,32 @@ class WireReaderTest {
             assertThatThrownBy(() -> reader.extenderArgs(b, b.length)).as(names).isInstanceOf(WireException.class);
         }
     }
+
+    @Test void scanNames_hashesAgreeWithTheIndex_anyLength_anyPlaceInTheBody() {
+        var rnd = new java.util.SplittableRandom(7);
+        for (int trial = 0; trial < 2000; trial++) {
+            int count = rnd.nextInt(0, 6);
+            List<String> names = new java.util.ArrayList<>();
+            StringBuilder sb = new StringBuilder("[");
+            for (int k = 0; k < count; k++) {
+                StringBuilder name = new StringBuilder();
+                int n = rnd.nextInt(0, 30);
+                for (int c = 0; c < n; c++) name.append(rnd.nextInt(10) == 0 ? '\u00e9' : (char) ('a' + rnd.nextInt(26)));
+                names.add(name.toString());
+                sb.append(k == 0 ? "" : rnd.nextBoolean() ? "," : " ,\n ").append('"').append(name).append('"');
+            }
+            sb.append(rnd.nextBoolean() ? "]" : " ]");
+            byte[] b = sb.toString().getBytes(StandardCharsets.UTF_8); // the array ends the buffer: the byte-wise tail path too
+            int[] end = new int[1];
+            RawNames r = WireReader.scanNames(b, 0, b.length, end);
+            assertThat(r).as(sb.toString()).isNotNull();
+            assertThat(end[0]).isEqualTo(b.length);
+            assertThat(r.asList()).isEqualTo(names);
+            for (int k = 0; k < count; k++)
+                assertThat(r.hash()[k]).as("%s", names.get(k)).isEqualTo(io.mpshare.core.ledger.FitIndex.hash(b, r.off()[k], r.len()[k]));
+        }
+        byte[] escaped = "[\"abcdefghij\\u0041\"]".getBytes(StandardCharsets.UTF_8), control = "[\"abcdefghijk\tl\"]".getBytes(StandardCharsets.UTF_8);
+        assertThat(WireReader.scanNames(escaped, 0, escaped.length, new int[1])).isNull();
+        assertThat(WireReader.scanNames(control, 0, control.length, new int[1])).isNull();
+    }
 }
