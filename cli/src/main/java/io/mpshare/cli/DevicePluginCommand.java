@@ -8,6 +8,8 @@ import io.mpshare.deviceplugin.DevicePluginNode;
 import io.mpshare.deviceplugin.NodeHttp;
 import io.mpshare.deviceplugin.health.DaemonProbe;
 import io.mpshare.deviceplugin.health.SupervisorProbe;
+import io.mpshare.deviceplugin.policing.PolicingConfig;
+import io.mpshare.policing.ActionPolicy;
 import io.mpshare.nvml.FfmNvml;
 import io.mpshare.nvml.Nvml;
 import io.mpshare.nvml.NvmlException;
@@ -27,7 +29,8 @@ import java.util.function.Supplier;
 /**
  * {@code mpshare device-plugin}: the node agent (DaemonSet). Publishes the GPU inventory, serves the kubelet device
  * plugin API for {@code aliyun.com/gpu-mem} and {@code aliyun.com/gpu-core.percentage}, answers Allocate from the
- * pods' allocation annotations, and reports devices Unhealthy while the MPS daemon is down.
+ * pods' allocation annotations, reports devices Unhealthy while the MPS daemon is down, and polices each pod's GPU
+ * memory (docs/policing.md; {@code /metrics} on the metrics port).
  */
 @Command(name = "device-plugin", mixinStandardHelpOptions = true,
         description = "Kubelet device plugin for aliyun.com/gpu-mem and aliyun.com/gpu-core.percentage; publishes the node's GPU inventory.")
@@ -42,6 +45,10 @@ public final class DevicePluginCommand implements Callable<Integer> {
     @Option(names = "--mount-dev-shm", description = "also mount the host's /dev/shm into GPU containers (older drivers only; driver 580 does not need it)") boolean devShm;
     @Option(names = "--daemon-probe", defaultValue = "status-file", description = "how the MPS daemon's health is read: status-file (<run-dir>/<colour>/status.json + daemon PID, needs hostPID), status-file-no-pid, or none (default ${DEFAULT-VALUE})") String probeKind;
     @Option(names = "--health-period-ms", defaultValue = "500", description = "how often daemon and Xids are polled (default ${DEFAULT-VALUE}; at most 1500)") long healthMs;
+    @Option(names = "--police", defaultValue = "true", negatable = true, fallbackValue = "true", description = "run the per-pod GPU memory policer (default ${DEFAULT-VALUE}; --no-police: off)") boolean police;
+    @Option(names = "--police-action", defaultValue = "terminate", description = "what the policer does about a pod over its limit or a rogue process: event, terminate or evict (default ${DEFAULT-VALUE})") String policeAction;
+    @Option(names = "--police-interval", defaultValue = "1s", description = "the policer's sampling period: 1s, 500ms, PT2S (default ${DEFAULT-VALUE})") String policeInterval;
+    @Option(names = "--proc-root", defaultValue = "/proc", description = "the host's /proc, where GPU processes are mapped to pods (the DaemonSet runs with hostPID; default ${DEFAULT-VALUE})") Path procRoot;
     @Option(names = "--fake-gpus", defaultValue = "0", hidden = true, description = "test harnesses: N fake H200s instead of NVML") int fakeGpus;
 
     @Override public Integer call() throws Exception {
@@ -56,6 +63,8 @@ public final class DevicePluginCommand implements Callable<Integer> {
                     .withSockets(pluginDir, kubeletSocket != null ? kubeletSocket : pluginDir.resolve("kubelet.sock"), podResources)
                     .withRunDir(runDir, devShm);
             cfg = cfg.withPeriods(Duration.ofMillis(healthMs), cfg.endpointPeriod(), cfg.reconcileDelay());
+            cfg = cfg.withPolicing(PolicingConfig.defaults().withEnabled(police).withAction(ActionPolicy.parse(policeAction))
+                    .withInterval(duration("--police-interval", policeInterval)).withProcRoot(procRoot));
             probe = switch (probeKind) {
                 case "status-file" -> colour -> new SupervisorProbe(runDir, colour, true);
                 case "status-file-no-pid" -> colour -> new SupervisorProbe(runDir, colour, false);
@@ -75,7 +84,7 @@ public final class DevicePluginCommand implements Callable<Integer> {
         }
         try (KubernetesClient client = new KubernetesClientBuilder().build();
              DevicePluginNode node = DevicePluginNode.start(cfg, nvml, probe, client, InstantSource.system(), true);
-             NodeHttp http = metricsPort > 0 ? new NodeHttp(new InetSocketAddress(metricsPort), node::problem).start() : null) {
+             NodeHttp http = metricsPort > 0 ? new NodeHttp(new InetSocketAddress(metricsPort), node::problem).metrics(node.metrics()).start() : null) {
             CountDownLatch stop = new CountDownLatch(1);
             Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "mpshare-device-plugin-stop"));
             stop.await();
@@ -86,6 +95,20 @@ public final class DevicePluginCommand implements Callable<Integer> {
         } finally {
             nvml.close();
         }
+    }
+
+    /** {@code 1s}, {@code 500ms}, {@code 2m} or ISO-8601 ({@code PT1S}). */
+    static Duration duration(String flag, String v) {
+        String t = v == null ? "" : v.strip().toLowerCase(java.util.Locale.ROOT);
+        try {
+            if (t.startsWith("pt")) return Duration.parse(t);
+            if (t.endsWith("ms")) return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+            if (t.endsWith("s")) return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 1000));
+            if (t.endsWith("m")) return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)) * 60);
+        } catch (RuntimeException e) {
+            // fall through
+        }
+        throw new IllegalArgumentException(flag + " '" + v + "' is not a duration (1s, 500ms, PT1S)");
     }
 
     private static Nvml fake(int n) {

@@ -21,10 +21,13 @@ import io.mpshare.deviceplugin.kubelet.PluginEndpoint;
 import io.mpshare.deviceplugin.kubelet.PodResourcesClient;
 import io.mpshare.deviceplugin.kubelet.ResourceServer;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
+import io.mpshare.deviceplugin.policing.NodePolicer;
 import io.mpshare.nvml.Nvml;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.logging.Level;
@@ -32,7 +35,8 @@ import java.util.logging.Logger;
 
 /**
  * The whole node agent, wired by hand: NVML inventory → Node annotation; health monitor → device lists; two device
- * plugin endpoints registered with kubelet; Allocate over the pod informer; reconcile from pod-resources.
+ * plugin endpoints registered with kubelet; Allocate over the pod informer; reconcile from pod-resources; the policer
+ * ({@link NodePolicer}) over the same informer.
  * {@link #start} is also the entry point for test harnesses (fake kubelet sockets, FakeNvml, a mock API server) and
  * for the GPU suite (real NVML, real daemon probe).
  */
@@ -50,10 +54,14 @@ public final class DevicePluginNode implements AutoCloseable {
     private final PodResourcesClient podResources;
     private final AllocationManager manager;
     private final Reconciler reconciler;
+    private final NodePolicer policer;
+    private final PrometheusRegistry registry;
 
     private DevicePluginNode(ScheduledExecutorService exec, java.util.concurrent.ExecutorService slow, EventLoopGroup group, NodePodCache pods, NodeView nodeView, HealthMonitor health,
                              PluginEndpoint memEndpoint, PluginEndpoint coreEndpoint, PodResourcesClient podResources,
-                             AllocationManager manager, Reconciler reconciler) {
+                             AllocationManager manager, Reconciler reconciler, NodePolicer policer, PrometheusRegistry registry) {
+        this.policer = policer;
+        this.registry = registry;
         this.exec = exec;
         this.slow = slow;
         this.group = group;
@@ -78,6 +86,16 @@ public final class DevicePluginNode implements AutoCloseable {
      */
     public static DevicePluginNode start(DevicePluginConfig cfg, Nvml nvml, java.util.function.Function<java.util.function.Supplier<String>, DaemonProbe> probeForColour,
                                          KubernetesClient client, InstantSource clock, boolean podFieldSelector) throws InterruptedException {
+        return start(cfg, nvml, probeForColour, client, clock, podFieldSelector, NodePolicer.Hooks.production(cfg.runDir()));
+    }
+
+    /**
+     * @param policing the policer's MPS controls per colour, process killer and metrics registry (tests: FakeMpsControl,
+     *                 a recording killer); used only when {@code cfg.policing().enabled()}
+     */
+    public static DevicePluginNode start(DevicePluginConfig cfg, Nvml nvml, java.util.function.Function<java.util.function.Supplier<String>, DaemonProbe> probeForColour,
+                                         KubernetesClient client, InstantSource clock, boolean podFieldSelector, NodePolicer.Hooks policing)
+            throws InterruptedException {
         NodeInventory hw = InventoryPublisher.readHardware(nvml, cfg.nodeName());
         if (hw.gpus().isEmpty()) throw new IllegalStateException("NVML lists no GPU on node " + cfg.nodeName() + ": nothing to share");
         var memCheck = DeviceCatalog.memory(hw, cfg.unit(), io.mpshare.deviceplugin.devices.HealthState.healthy());
@@ -102,6 +120,10 @@ public final class DevicePluginNode implements AutoCloseable {
                     @Override public boolean awaitChange(long seen, Duration timeout) throws InterruptedException { return pods.awaitChange(seen, timeout); }
                 }, cfg.informerWait());
         pods.addListener(manager);
+        NodePolicer policer = cfg.policing().enabled()
+                ? new NodePolicer(cfg.policing(), cfg.nodeName(), hw, cfg.unit(), nvml, client, nodeView::activeColour, policing, clock)
+                : null;
+        if (policer != null) pods.addListener(policer.listener());
         pods.start(Duration.ofMinutes(10));
         pods.awaitSynced(Duration.ofSeconds(60));
 
@@ -118,6 +140,7 @@ public final class DevicePluginNode implements AutoCloseable {
         var memServer = new ResourceServer(new MemoryHandler(hw, cfg.unit(), monitor::current, manager), slow);
         var coreServer = new ResourceServer(new CoreHandler(hw, monitor::current), slow);
         monitor.addListener(h -> {
+            if (policer != null) policer.health(h);
             memServer.publish();
             coreServer.publish();
             exec.execute(() -> publishQuietly(publisher, h));
@@ -138,9 +161,10 @@ public final class DevicePluginNode implements AutoCloseable {
         mem.start(exec, cfg.endpointPeriod());
         core.start(exec, cfg.endpointPeriod());
         reconciler.start(exec, cfg.reconcilePeriod());
+        if (policer != null) policer.start();
         exec.scheduleWithFixedDelay(() -> publishQuietly(publisher, monitor.current()), 60, 60, java.util.concurrent.TimeUnit.SECONDS);
         LOG.info("mpshare device plugin on node " + cfg.nodeName() + ": " + hw.gpus().size() + " GPU(s), gpu-mem in " + cfg.unit().symbol());
-        return new DevicePluginNode(exec, slow, group, pods, nodeView, monitor, mem, core, podResources, manager, reconciler);
+        return new DevicePluginNode(exec, slow, group, pods, nodeView, monitor, mem, core, podResources, manager, reconciler, policer, policing.registry());
     }
 
     private static void publishQuietly(InventoryPublisher p, io.mpshare.deviceplugin.devices.HealthState h) {
@@ -168,11 +192,18 @@ public final class DevicePluginNode implements AutoCloseable {
 
     public Reconciler reconciler() { return reconciler; }
 
+    /** The policer, or empty when it is off ({@code --police=false}). */
+    public Optional<NodePolicer> policer() { return Optional.ofNullable(policer); }
+
+    /** The agent's metrics (the policer's), for {@code /metrics} on {@link NodeHttp}. */
+    public PrometheusRegistry metrics() { return registry; }
+
     public PluginEndpoint memoryEndpoint() { return memEndpoint; }
 
     public PluginEndpoint coreEndpoint() { return coreEndpoint; }
 
     @Override public void close() {
+        if (policer != null) policer.close();
         exec.shutdownNow();
         slow.shutdownNow();
         memEndpoint.close();

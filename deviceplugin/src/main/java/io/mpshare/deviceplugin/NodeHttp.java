@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 /**
  * The agent's small HTTP endpoint on the pod network: {@code /healthz} (200 while the node agent is registered
  * with kubelet and its pod cache is synced, 503 with the reason otherwise). Other handlers (the policer's
- * {@code /metrics}) are added with {@link #handle}.
+ * {@code /metrics}, {@link #metrics}) are added with {@link #handle}.
  */
 public final class NodeHttp implements AutoCloseable {
     private final HttpServer server;
@@ -36,6 +36,11 @@ public final class NodeHttp implements AutoCloseable {
     public NodeHttp handle(String path, HttpHandler h) {
         server.createContext(path, h);
         return this;
+    }
+
+    /** Serves {@code GET /metrics} from this registry (the policer's metrics). */
+    public NodeHttp metrics(io.prometheus.metrics.model.registry.PrometheusRegistry registry) {
+        return handle("/metrics", new io.mpshare.deviceplugin.policing.MetricsHandler(registry));
     }
 
     public NodeHttp start() {

@@ -1,0 +1,142 @@
+package io.mpshare.deviceplugin.policing;
+
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.model.NodeInventory;
+import io.mpshare.deviceplugin.cluster.PodAnnotator;
+import io.mpshare.deviceplugin.cluster.PodListener;
+import io.mpshare.deviceplugin.devices.HealthState;
+import io.mpshare.mps.MpsControl;
+import io.mpshare.nvml.Nvml;
+import io.mpshare.policing.LiveNodeView;
+import io.mpshare.policing.Policer;
+import io.mpshare.policing.PolicerConfig;
+import io.mpshare.policing.ProcessKiller;
+import io.mpshare.policing.SigkillProcessKiller;
+import io.mpshare.policing.metrics.PolicerMetrics;
+import io.mpshare.policing.proc.CgroupPidOwners;
+import io.mpshare.policing.proc.ContainerIndex;
+import io.mpshare.policing.proc.ProcFs;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
+
+/**
+ * The policer as the device plugin runs it: {@link LiveNodeView} and {@link ContainerIndex} fed by the pod informer
+ * ({@link #listener()}), {@link CgroupPidOwners} over the host's {@code /proc}, both colours' control daemons,
+ * Kubernetes Events, the Eviction API, {@code mpshare.io/usage} merge patches (changed values only), SIGKILL, and
+ * its metrics in the agent's registry (served on {@code /metrics}). One thread samples and acts; another talks to the
+ * API server for events and usage; {@code endPod} for a pod being deleted is queued on the policer's thread.
+ */
+public final class NodePolicer implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(NodePolicer.class.getName());
+
+    /** What differs between production and tests. */
+    public record Hooks(Function<String, MpsControl> controlForColour, ProcessKiller killer, PrometheusRegistry registry) {
+        public Hooks {
+            Objects.requireNonNull(controlForColour, "controlForColour");
+            Objects.requireNonNull(killer, "killer");
+            Objects.requireNonNull(registry, "registry");
+        }
+
+        /** {@code nvidia-cuda-mps-control} on {@code <runDir>/<colour>/pipe}, SIGKILL, a fresh registry. */
+        public static Hooks production(Path runDir) {
+            return new Hooks(ColourDaemons.processControls(runDir, Optional.empty()), new SigkillProcessKiller(), new PrometheusRegistry());
+        }
+
+        public Hooks withRegistry(PrometheusRegistry r) { return new Hooks(controlForColour, killer, r); }
+    }
+
+    private final LiveNodeView view = new LiveNodeView();
+    private final ContainerIndex containers = new ContainerIndex();
+    private final PodIndex pods = new PodIndex();
+    private final ScheduledExecutorService exec;
+    private final ExecutorService api;
+    private final KubernetesClient evictions;
+    private final Policer policer;
+    private final PolicingPods listener;
+    private final int gpuCount;
+
+    public NodePolicer(PolicingConfig cfg, String node, NodeInventory hw, MemoryUnit unit, Nvml nvml, KubernetesClient client,
+                       Supplier<String> activeColour, Hooks hooks, InstantSource clock) {
+        this.exec = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mpshare-policer"));
+        this.api = Executors.newSingleThreadExecutor(r -> daemon(r, "mpshare-policer-api"));
+        this.evictions = noRetry(client);
+        this.gpuCount = hw.gpus().size();
+        PolicerConfig pc = PolicerConfig.defaults(node).withPolicy(cfg.action()).withPeriod(cfg.interval()).withProcRoot(cfg.procRoot());
+        this.policer = Policer.builder()
+                .config(pc)
+                .nvml(nvml)
+                .view(view)
+                .owners(new CgroupPidOwners(new ProcFs(cfg.procRoot()), containers))
+                .daemons(new ColourDaemons(activeColour, hooks.controlForColour()))
+                .killer(hooks.killer())
+                .events(new KubeEventSink(client, node, pods, api))
+                .evictor(new KubeEvictor(evictions, pods))
+                .usage(UsageAnnotations.changedOnly(new PodAnnotator(client, api), pods))
+                .metrics(new PolicerMetrics(hooks.registry(), node))
+                .clock(clock)
+                .executor(exec)
+                .build();
+        this.listener = new PolicingPods(hw, unit, view, containers, pods, this::endPodSoon);
+    }
+
+    /** A client for evictions that does not retry a 429 (a PodDisruptionBudget): the policer retries after {@code retryAfter}. */
+    public static KubernetesClient noRetry(KubernetesClient client) {
+        return new KubernetesClientBuilder().withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build()).build();
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** Add to the pod cache before it starts. */
+    public PodListener listener() { return listener; }
+
+    /** The device plugin's health, for the per-GPU health metric. */
+    public void health(HealthState h) {
+        for (int i = 0; i < gpuCount; i++) view.healthy(i, h.gpuHealthy(i));
+    }
+
+    public NodePolicer start() {
+        policer.start();
+        LOG.info("policer on: action " + policer.config().policy().label() + " every " + policer.config().period() + ", /proc at " + policer.config().procRoot());
+        return this;
+    }
+
+    public Policer policer() { return policer; }
+
+    public LiveNodeView view() { return view; }
+
+    private void endPodSoon(String uid) {
+        try {
+            exec.execute(() -> {
+                var ended = policer.endPod(uid);
+                if (!ended.isEmpty()) LOG.info("pod " + uid + " is being deleted: asked MPS to end clients " + ended);
+            });
+        } catch (RejectedExecutionException e) {
+            LOG.fine("not ending clients of " + uid + ": shutting down");
+        }
+    }
+
+    @Override public void close() {
+        policer.close();
+        exec.shutdownNow();
+        api.shutdownNow();
+        evictions.close();
+    }
+}

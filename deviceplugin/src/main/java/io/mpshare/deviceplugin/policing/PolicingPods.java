@@ -1,0 +1,75 @@
+package io.mpshare.deviceplugin.policing;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.codec.AllocationCodec;
+import io.mpshare.core.model.NodeInventory;
+import io.mpshare.deviceplugin.allocation.PodConversion;
+import io.mpshare.deviceplugin.cluster.PodListener;
+import io.mpshare.policing.LiveNodeView;
+import io.mpshare.policing.proc.ContainerIndex;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * The pod informer's side of the policer: for each pod of this node, its decoded {@code mpshare.io/allocation} into the
+ * {@link LiveNodeView} (removed when it finishes or goes), its containers' IDs from the pod status into the
+ * {@link ContainerIndex}, its UID → name into the {@link PodIndex}; and once, when the pod gets a
+ * {@code deletionTimestamp}, {@code endPod} (which must hand off: this runs on the informer thread).
+ */
+public final class PolicingPods implements PodListener {
+    private final NodeInventory inventory;
+    private final MemoryUnit unit;
+    private final LiveNodeView view;
+    private final ContainerIndex containers;
+    private final PodIndex pods;
+    private final Consumer<String> endPod;
+    private final Set<String> ending = ConcurrentHashMap.newKeySet();
+
+    public PolicingPods(NodeInventory inventory, MemoryUnit unit, LiveNodeView view, ContainerIndex containers, PodIndex pods, Consumer<String> endPod) {
+        this.inventory = inventory;
+        this.unit = unit;
+        this.view = view;
+        this.containers = containers;
+        this.pods = pods;
+        this.endPod = endPod;
+    }
+
+    @Override public void upserted(Pod pod) {
+        String uid = pod.getMetadata().getUid();
+        if (uid == null || uid.isBlank()) return;
+        pods.put(uid, PodConversion.key(pod));
+        if (pod.getStatus() != null) {
+            index(uid, pod.getStatus().getInitContainerStatuses());
+            index(uid, pod.getStatus().getContainerStatuses());
+            index(uid, pod.getStatus().getEphemeralContainerStatuses());
+        }
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+            view.remove(uid);
+        } else {
+            AllocationCodec.found(PodConversion.decode(pod, inventory, unit))
+                    .filter(a -> !a.podUid().isBlank())
+                    .ifPresentOrElse(view::put, () -> view.remove(uid));
+        }
+        if (pod.getMetadata().getDeletionTimestamp() != null && ending.add(uid)) endPod.accept(uid);
+    }
+
+    @Override public void deleted(Pod pod) {
+        String uid = pod.getMetadata().getUid();
+        if (uid == null || uid.isBlank()) return;
+        view.remove(uid);
+        containers.forget(uid);
+        pods.remove(uid);
+        ending.remove(uid);
+    }
+
+    private void index(String uid, List<ContainerStatus> statuses) {
+        if (statuses == null) return;
+        for (ContainerStatus s : statuses) if (s.getContainerID() != null && s.getName() != null) containers.put(uid, s.getContainerID(), s.getName());
+    }
+}
