@@ -143,7 +143,8 @@ public final class WireReader {
      */
     static RawNames scanNames(byte[] body, int start, int length, int[] end) {
         if (start < 0 || start >= length || body[start] != '[') return null;
-        int[] off = new int[1024], len = new int[1024], hash = new int[1024];
+        int cap = Math.max(16, (length - start) / 16); // a name takes at least 3 bytes; most take 15-30: rarely grown
+        int[] off = new int[cap], len = new int[cap], hash = new int[cap];
         int n = 0, i = skipWhitespace(body, start + 1, length);
         if (i < length && body[i] == ']') { end[0] = i + 1; return new RawNames(body, off, len, hash, 0); }
         while (true) {
