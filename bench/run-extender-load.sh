@@ -3,6 +3,7 @@
 # that reads the same request and answers the same bytes (the floor). Results go to stdout as a
 # Markdown table; docs/benchmarks.md ("extender") records runs.
 # Arguments: [nodes=5000] [pods=40000] [clients=16] [warmup-s=30] [measure-s=15] [server-threads=CPUs] [gpu-core-%=30, 0 = memory only]
+#            [policy=fragmentation (the extender's default) | binpack | spread]
 # CPUS=0,1 pins the whole run (server and load generator) to those CPUs with taskset.
 # Needs the modules bench depends on installed (BUILD_DEPS=1 builds them first).
 set -euo pipefail

@@ -12,6 +12,9 @@ import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.core.policy.PlacementPolicy;
+import io.mpshare.scheduler.LearnedFragmentationPolicy;
+import io.mpshare.scheduler.SchedulerExtender;
 import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.PodApi;
@@ -47,19 +50,24 @@ import java.util.concurrent.Executors;
  *
  * <p>Floor: a bare {@code com.sun.net.httpserver} server with the same worker count that reads the same
  * request body and answers the extender's reply bytes, precomputed: HTTP and I/O with no JSON and no
- * placement. Usage: {@code ExtenderLoad [nodes] [pods] [clients] [warmupSeconds] [measureSeconds] [serverThreads] [gpuCorePercent]}
- * (the pod asks 7 GiB and, unless {@code gpuCorePercent} is 0, that share of the GPU's SMs; default 30).
+ * placement. Usage: {@code ExtenderLoad [nodes] [pods] [clients] [warmupSeconds] [measureSeconds] [serverThreads] [gpuCorePercent] [policy]}
+ * (the pod asks 7 GiB and, unless {@code gpuCorePercent} is 0, that share of the GPU's SMs; default 30; policy: the
+ * extender's default, fragmentation, with its mix learned from the preloaded pods, or binpack or spread).
  */
 public final class ExtenderLoad {
     public static void main(String[] args) throws Exception {
         int nodes = arg(args, 0, 5_000), pods = arg(args, 1, 40_000), clients = arg(args, 2, 16);
         int warmup = arg(args, 3, 30), measure = arg(args, 4, 15), threads = arg(args, 5, Runtime.getRuntime().availableProcessors());
         int core = arg(args, 6, 30);
+        String policyName = args.length > 7 ? args[7] : SchedulerExtender.DEFAULT_POLICY;
         System.out.printf(Locale.ROOT, "cluster: %d nodes x 8 GPUs, %d pods; %d clients, %d server threads; %d s warm-up, %d s measured; pod asks 7 GiB, %d%% cores; JDK %s, %d CPUs%n",
                 nodes, pods, clients, threads, warmup, measure, core, Runtime.version(), Runtime.getRuntime().availableProcessors());
         Ledger ledger = new Ledger(InstantSource.system(), Duration.ofMinutes(5));
         List<String> names = preload(ledger, nodes, pods);
-        var verbs = new Verbs(new PlacementEngine(ledger, new BinpackPolicy()), new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB), MemoryUnit.GIB);
+        PlacementPolicy policy = SchedulerExtender.policy(policyName, false);
+        if (policy instanceof LearnedFragmentationPolicy learned) ledger.allocations().forEach(a -> learned.observe(a.pod(), a.demand())); // as the cluster view would
+        System.out.printf(Locale.ROOT, "policy: %s%n", policy.name());
+        var verbs = new Verbs(new PlacementEngine(ledger, policy), new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB), MemoryUnit.GIB);
         byte[] payload = payload(names, core);
         var extender = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), threads, verbs, new Binder(ledger, verbs, new NoApi(), 1),
                 new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "bench");
