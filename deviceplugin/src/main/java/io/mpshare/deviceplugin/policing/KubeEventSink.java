@@ -28,6 +28,7 @@ public final class KubeEventSink implements EventSink {
     private final String node;
     private final PodIndex pods;
     private final Executor executor;
+    private final java.util.concurrent.atomic.AtomicLong seq = new java.util.concurrent.atomic.AtomicLong();
 
     public KubeEventSink(KubernetesClient client, String node, PodIndex pods, Executor executor) {
         this.client = client;
@@ -55,7 +56,8 @@ public final class KubeEventSink implements EventSink {
                 .withFirstTimestamp(ts).withLastTimestamp(ts).withCount(1)
                 .withNewSource().withComponent(COMPONENT).withHost(node).endSource()
                 .withReportingComponent(COMPONENT).withReportingInstance(COMPONENT + "-" + node);
-        String suffix = "." + Long.toHexString(e.at().toEpochMilli() * 1_000_000L + e.at().getNano() % 1_000_000) + Long.toHexString(System.nanoTime() & 0xffff);
+        // kubelet's form: <object>.<hex nanoseconds>; a counter keeps two events of one cycle apart
+        String suffix = "." + Long.toHexString(e.at().getEpochSecond() * 1_000_000_000L + e.at().getNano()) + Long.toHexString(seq.incrementAndGet() & 0xfff);
         if (e.podUid().isEmpty()) {
             return b.withNewMetadata().withNamespace("default").withName(node + suffix).endMetadata()
                     .withNewInvolvedObject().withKind("Node").withApiVersion("v1").withName(node).withUid(node).endInvolvedObject().build();
