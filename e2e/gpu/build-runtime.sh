@@ -7,7 +7,11 @@
 # Why not the shaded mpshare.jar: it is about 57 MB (fabric8, gRPC, Bouncy Castle...), and with the runtime it
 # would pass the 64 MiB a device call may carry. The node code needs none of that. Pass --shaded to add it anyway
 # (then carry it alone, or without the runtime).
-# Use: e2e/gpu/build-runtime.sh [--shaded]; then device run with carry [".device"], and on the machine:
+# --deviceplugin adds, for e2e/gpu/deviceplugin-check.sh: the deviceplugin jar and test-jar (FakeKubelet, TestPods) with
+# their test-scope dependencies (gRPC, fabric8 client and mock server), less what the harness never loads (JUnit,
+# AssertJ, Byte Buddy; the client's constructor loads every fabric8 model group, Bouncy Castle the mock server needs):
+# and .device/dp-check.jar from e2e/gpu/java-deviceplugin. lib/ then travels as .device/lib.tar.xz (~18 MB, see below).
+# Use: e2e/gpu/build-runtime.sh [--shaded | --deviceplugin]; then device run with carry [".device"], and on the machine:
 #   tar -C .device -xzf .device/jre.tgz && .device/jre/bin/java --enable-native-access=ALL-UNNAMED -cp '.device/lib/*:.device/e2e-check.jar' io.mpshare.e2e.NvmlMpsCheck nvml
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,6 +44,34 @@ rm -rf "$D/classes" && mkdir -p "$D/classes"
 "$JAVA_HOME/bin/jar" --create --file "$D/e2e-check.jar" -C "$D/classes" .
 rm -rf "$D/classes"
 
+if [ "${1:-}" = --deviceplugin ]; then
+  mvn -B -ntp -q -pl deviceplugin -am install -DskipTests
+  DP=$D/dplib.tmp && rm -rf "$DP" && mkdir -p "$DP"
+  mvn -B -ntp -q -pl deviceplugin dependency:copy-dependencies -DincludeScope=test -DoutputDirectory="$PWD/$DP"
+  ( cd "$DP" && rm -f junit-* opentest4j-* apiguardian-* assertj-* byte-buddy* mockito-* )
+  for f in "$DP"/*.jar; do [ -e "$D/lib/$(basename "$f")" ] || mv "$f" "$D/lib/"; done
+  rm -rf "$DP"
+  cp deviceplugin/target/mpshare-deviceplugin-*.jar "$D/lib/"   # main jar and -tests.jar
+  rm -rf "$D/classes" && mkdir -p "$D/classes"
+  "$JAVA_HOME/bin/javac" --release 25 -d "$D/classes" -cp "$D/lib/*" $(find e2e/gpu/java-deviceplugin -name '*.java')
+  "$JAVA_HOME/bin/jar" --create --file "$D/dp-check.jar" -C "$D/classes" .
+  rm -rf "$D/classes"
+  # lib/ is now ~39 MB of jars: with the 28 MB runtime past 64 MiB. Re-stored uncompressed and packed with xz as one
+  # stream it is ~18 MB (class files compress far better together); the check unpacks it with python3's tarfile.
+  python3 - "$D" <<'PY'
+import glob, os, sys, zipfile
+for j in glob.glob(os.path.join(sys.argv[1], "lib", "*.jar")):
+    tmp = j + ".stored"
+    with zipfile.ZipFile(j) as zi, zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as zo:
+        for info in zi.infolist():
+            data = zi.read(info)
+            info.compress_type = zipfile.ZIP_STORED
+            zo.writestr(info, data)
+    os.replace(tmp, j)
+PY
+  tar -C "$D" -cf - lib | xz -T0 -6 > "$D/lib.tar.xz"
+  rm -rf "$D/lib"
+fi
 if [ "${1:-}" = --shaded ]; then
   mvn -B -ntp -q -pl cli package -DskipTests && cp cli/target/mpshare.jar "$D/mpshare.jar"
 fi
