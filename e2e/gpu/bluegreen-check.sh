@@ -84,3 +84,34 @@ printf '%-34s | %s\n' "blue clients through the switch" "${R[blue_clients]}"
 printf '%-34s | %s\n' "green clients" "${R[green_clients]}"
 printf '%-34s | %s\n' "blue stops when drained" "${R[blue_quit]}"
 printf '%-34s | %s\n' "new client after blue is gone" "${R[after]}"
+
+# ---- multi-GPU ordinals (issue 4/6), only where the machine has two GPUs (nvidia-h200-x2) ----
+NG=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+if [ "$NG" -ge 2 ]; then
+  step "5. two GPUs: mpshare run --gpu-count 2 gets each GPU's cap at the right ordinal"
+  SOCK=$E/host.sock
+  M host --socket $SOCK --run-dir $E/hostrun --state-file $E/state.json --policer-period-ms 500 > "$OUT/host2.log" 2>&1 &
+  HOST=$!
+  for i in $(seq 1 60); do M ps --socket $SOCK --json 2>/dev/null | grep -q '"ready" : true' && break; sleep 0.5; done
+  M ps --socket $SOCK
+  PY='import os, torch
+for i in range(torch.cuda.device_count()):
+    torch.cuda.set_device(i); f, t = torch.cuda.mem_get_info()
+    print(f"ordinal {i} ({torch.cuda.get_device_properties(i).name}) sees free {f / 2**30:.2f} GiB", flush=True)
+print("env", os.environ.get("CUDA_VISIBLE_DEVICES"), os.environ.get("NVIDIA_VISIBLE_DEVICES"), os.environ.get("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"), flush=True)'
+  # a first job takes 20 GiB so that binpack's choice is visible, then a 2-GPU job of 6 GiB (3 GiB on each)
+  M run --socket $SOCK --gpu-mem 20 -- python3 $JOB hold big 18 25 > "$E/big.log" 2>&1 & BIG=$!
+  sleep 8
+  M run --socket $SOCK --gpu-mem 6 --gpu-count 2 -- python3 -c "$PY" > "$E/two.log" 2>&1; r2=$?
+  M run --socket $SOCK --gpu-mem 5 -- python3 -c "$PY" > "$E/one.log" 2>&1; r1=$?
+  M ps --socket $SOCK
+  cat "$E/big.log" "$E/two.log" "$E/one.log"
+  wait $BIG
+  R[two]="exit $r2; $(grep -o 'ordinal [0-9] ([^)]*) sees free [0-9.]* GiB' $E/two.log | sed 's/ (NVIDIA H200)//' | paste -sd';' -); $(grep '^env' $E/two.log)"
+  R[one]="exit $r1; $(grep -o 'ordinal [0-9] ([^)]*) sees free [0-9.]* GiB' $E/one.log | sed 's/ (NVIDIA H200)//' | paste -sd';' -); $(grep '^env' $E/one.log)"
+  kill -TERM $HOST; wait $HOST
+  printf '%-34s | %s\n' "2-GPU job, 6 GiB over 2 GPUs" "${R[two]}"
+  printf '%-34s | %s\n' "1-GPU job beside a 20 GiB job" "${R[one]}"
+else
+  echo "one GPU: multi-GPU ordinal check skipped"
+fi
