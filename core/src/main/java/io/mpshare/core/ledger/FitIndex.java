@@ -15,7 +15,8 @@ import java.util.Arrays;
  * same node-level critical section, so for one node the index sees changes in the ledger's order.
  * Readers never lock. Each slot carries a version (a seqlock): a writer makes it odd, writes, makes it
  * even again; a reader retries while it is odd or moved, so it always sees one snapshot's keys, never a
- * mix. Names are looked up by UTF-8 bytes (straight from a request body) or by {@code String}; a name once
+ * mix. Names are looked up by UTF-8 bytes (straight from a request body, {@link #hash}) or by {@code String}
+ * (a second probe table by {@code String.hashCode}, so the ledger's own name objects are identity hits); a name once
  * seen keeps its slot (a removed node is marked absent), so the table grows only with distinct names.
  *
  * <p>What a slot answers: {@link View#room} counts the GPUs that can take {@code needMib} and
@@ -35,7 +36,9 @@ public final class FitIndex {
     private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
 
     private static final class Table {
-        final int[] probe;      // slot + 1 per bucket, 0 = empty
+        final int[] probe;      // slot + 1 per bucket, 0 = empty; by the bytes' hash
+        final int[] probeS;     // the same by String.hashCode, for names given as Strings
+        final String[] strings;
         final int mask;
         final byte[][] names;
         final int[] hashes;
@@ -44,6 +47,8 @@ public final class FitIndex {
 
         Table(int buckets, int slots) {
             probe = new int[buckets];
+            probeS = new int[buckets];
+            strings = new String[slots];
             mask = buckets - 1;
             names = new byte[slots][];
             hashes = new int[slots];
@@ -64,11 +69,15 @@ public final class FitIndex {
             if (t.size == t.names.length || (t.size + 1) * 2 > t.probe.length) t = grow(t);
             slot = t.size++;
             t.names[slot] = b;
+            t.strings[slot] = name;
             t.hashes[slot] = h;
             t.data[slot * STRIDE + 1] = ABSENT;
             int i = h & t.mask;
             while (t.probe[i] != 0) i = (i + 1) & t.mask;
             INTS.setRelease(t.probe, i, slot + 1);
+            i = stringHash(name) & t.mask;
+            while (t.probeS[i] != 0) i = (i + 1) & t.mask;
+            INTS.setRelease(t.probeS, i, slot + 1);
         }
         write(t, slot, s);
     }
@@ -94,12 +103,16 @@ public final class FitIndex {
         Table t = new Table(Integer.highestOneBit(slots * 2 - 1) * 2, slots);
         System.arraycopy(old.names, 0, t.names, 0, old.size);
         System.arraycopy(old.hashes, 0, t.hashes, 0, old.size);
+        System.arraycopy(old.strings, 0, t.strings, 0, old.size);
         System.arraycopy(old.data, 0, t.data, 0, old.size * STRIDE);
         for (int s = 0; s < old.size; s++) {
             t.data[s * STRIDE] &= ~1L; // no writer is mid-way: writes are serialised on this index
             int i = t.hashes[s] & t.mask;
             while (t.probe[i] != 0) i = (i + 1) & t.mask;
             t.probe[i] = s + 1;
+            i = stringHash(t.strings[s]) & t.mask;
+            while (t.probeS[i] != 0) i = (i + 1) & t.mask;
+            t.probeS[i] = s + 1;
         }
         t.size = old.size;
         table = t; // volatile publish; readers still on the old table see it as of this moment
@@ -124,20 +137,20 @@ public final class FitIndex {
         return true;
     }
 
-    private static int find(Table t, String name, int h) {
-        int[] probe = t.probe;
-        for (int i = h & t.mask; ; i = (i + 1) & t.mask) {
+    /** By String: String's own (cached, intrinsic) hash and equals, so a name that is the ledger's own String is an identity hit. */
+    private static int find(Table t, String name) {
+        int[] probe = t.probeS;
+        for (int i = stringHash(name) & t.mask; ; i = (i + 1) & t.mask) {
             int e = (int) INTS.getAcquire(probe, i);
             if (e == 0) return -1;
-            int s = e - 1;
-            if (t.hashes[s] == h && sameAscii(t.names[s], name)) return s;
+            String s = t.strings[e - 1];
+            if (s == name || s.equals(name)) return e - 1;
         }
     }
 
-    private static boolean sameAscii(byte[] b, String name) {
-        if (b.length != name.length()) return false;
-        for (int i = 0; i < b.length; i++) if (b[i] != name.charAt(i)) return false;
-        return true;
+    private static int stringHash(String name) {
+        int h = name.hashCode() * 0x9E3779B9;
+        return h ^ (h >>> 16);
     }
 
     private static final VarHandle LE = MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
@@ -167,21 +180,6 @@ public final class FitIndex {
         return (int) (h ^ (h >>> 29));
     }
 
-    /** {@link #hash} of an ASCII name given as a String, or Long.MIN_VALUE when it is not ASCII (the caller encodes it). */
-    private static long hashAscii(String name) {
-        int n = name.length();
-        long h = 0, word = 0;
-        int shift = 0;
-        for (int i = 0; i < n; i++) {
-            char c = name.charAt(i);
-            if (c >= 0x80) return Long.MIN_VALUE;
-            word |= (long) c << shift;
-            shift += 8;
-            if (shift == 64) { h = hashStep(h, word); word = 0; shift = 0; }
-        }
-        return hashEnd(h, word, n);
-    }
-
     /** The current table, to look up and read many names against one consistent set of slots. */
     public View view() { return new View(table); }
 
@@ -198,11 +196,7 @@ public final class FitIndex {
         public int slot(byte[] b, int off, int len, int hash) { return find(t, b, off, len, hash); }
 
         /** Slot of {@code name}, or -1 when never seen. */
-        public int slot(String name) {
-            long h = hashAscii(name);
-            if (h == Long.MIN_VALUE) { byte[] b = name.getBytes(StandardCharsets.UTF_8); return find(t, b, 0, b.length, hash(b, 0, b.length)); }
-            return find(t, name, (int) h);
-        }
+        public int slot(String name) { return find(t, name); }
 
         /**
          * How many GPUs of the node in {@code slot} can take {@code needMib} MiB and {@code needCore}% now
