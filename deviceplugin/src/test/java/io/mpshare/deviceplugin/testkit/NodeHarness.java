@@ -62,7 +62,10 @@ public final class NodeHarness {
              FakeKubelet kubelet = new FakeKubelet(work.resolve("device-plugins"), work.resolve("pod-resources/kubelet.sock")).start()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().build()).create();
             var cfg = DevicePluginConfig.defaults("node-1").withSockets(work.resolve("device-plugins"), kubelet.socket(),
-                    work.resolve("pod-resources/kubelet.sock")).withRunDir(runDir, false);
+                    work.resolve("pod-resources/kubelet.sock")).withRunDir(runDir, false)
+                    // no policer here: its pods are not real, and the suite's own processes must never be judged
+                    // (the policer has its own GPU harness, io.mpshare.policing.harness.PolicerHarness)
+                    .withPolicing(io.mpshare.deviceplugin.policing.PolicingConfig.off());
             try (DevicePluginNode node = DevicePluginNode.start(cfg, nvml, colour -> new SupervisorProbe(runDir, colour, true), client,
                     InstantSource.system(), false)) {
                 NodeInventory inv = InventoryPublisher.readHardware(nvml, "node-1");
