@@ -63,7 +63,9 @@ public final class DevicePluginDrive {
              FakeKubelet kubelet = new FakeKubelet(work.resolve("device-plugins"), work.resolve("pod-resources/kubelet.sock")).start()) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().build()).create();
             var cfg = DevicePluginConfig.defaults("node-1").withSockets(work.resolve("device-plugins"), kubelet.socket(),
-                    work.resolve("pod-resources/kubelet.sock")).withRunDir(runDir, false);
+                    work.resolve("pod-resources/kubelet.sock")).withRunDir(runDir, false)
+                    // the check drives Allocate and health; its CUDA processes sit in no pod cgroup, so the policer stays off here
+                    .withPolicing(io.mpshare.deviceplugin.policing.PolicingConfig.off());
             try (DevicePluginNode node = DevicePluginNode.start(cfg, nvml, colour -> new SupervisorProbe(runDir, colour, true), client,
                     InstantSource.system(), false)) {
                 NodeInventory inv = InventoryPublisher.readHardware(nvml, "node-1");
