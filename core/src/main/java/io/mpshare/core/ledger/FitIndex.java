@@ -203,7 +203,10 @@ public final class FitIndex {
          * (healthy, not over-booked, enough free memory and cores); {@link #ABSENT} for slot -1 or a node
          * without inventory, {@link #WIDE} for a node with more than {@link #WIDTH} GPUs.
          */
-        public int room(int slot, long needMib, int needCore) {
+        public int room(int slot, long needMib, int needCore) { return room(slot, needMib, needCore, Integer.MAX_VALUE); }
+
+        /** {@link #room(int, long, int)}, counting no further than {@code enough} (the filter stops at the pod's GPU count). */
+        public int room(int slot, long needMib, int needCore, int enough) {
             if (slot < 0) return ABSENT;
             long[] d = t.data;
             int base = slot * STRIDE;
@@ -216,7 +219,7 @@ public final class FitIndex {
                 else if (n > WIDTH) count = WIDE;
                 else {
                     count = 0;
-                    for (int i = 0; i < n; i++) {
+                    for (int i = 0; i < n && count < enough; i++) {
                         long k = d[base + 2 + i];
                         if (k >= 0 && (k & 127) >= needCore && (k >>> 7) >= needMib) count++;
                     }

@@ -58,7 +58,7 @@ public final class PlacementEngine {
         int core = d.chargeCore(), k = d.gpuCount();
         for (int i = 0; i < n; i++) {
             String name = nodeNames.get(i);
-            if (v.room(slots[i], mib, core) >= k) fits.add(name);
+            if (v.room(slots[i], mib, core, k) >= k) fits.add(name);
             else judge(name, ledger.node(name), d, fits, failed, unresolvable);
         }
         return new FilterOutcome(fits, failed, unresolvable);
@@ -102,7 +102,7 @@ public final class PlacementEngine {
         long mib = d.chargeMib();
         int core = d.chargeCore(), k = d.gpuCount();
         for (int i = 0; i < count; i++) {
-            if (v.room(slots[i], mib, core) >= k) { fits[m++] = i; continue; }
+            if (v.room(slots[i], mib, core, k) >= k) { fits[m++] = i; continue; }
             String name = new String(buf, off[i], len[i], StandardCharsets.UTF_8);
             one.clear();
             judge(name, ledger.node(name), d, one, failed, unresolvable);

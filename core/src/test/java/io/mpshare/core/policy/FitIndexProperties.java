@@ -96,6 +96,8 @@ class FitIndexProperties {
                     int slot = v.slot(name);
                     assertThat(v.slot(b, 0, b.length)).as("slot by bytes of %s", name).isEqualTo(slot);
                     int room = v.room(slot, d.chargeMib(), d.chargeCore());
+                    assertThat(v.room(slot, d.chargeMib(), d.chargeCore(), d.gpuCount()))
+                            .isEqualTo(room < 0 ? room : Math.min(room, d.gpuCount()));
                     if (s == null) { assertThat(room).as("absent %s", name).isEqualTo(FitIndex.ABSENT); continue; }
                     if (s.gpuCount() > FitIndex.WIDTH) { assertThat(room).as("wide %s", name).isEqualTo(FitIndex.WIDE); continue; }
                     for (PlacementPolicy p : policies)
