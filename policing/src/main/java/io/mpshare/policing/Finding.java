@@ -20,7 +20,7 @@ public sealed interface Finding {
     /**
      * The pod's MPS clients on this GPU use more than it was allocated there.
      *
-     * @param allowedMib request per GPU + (context reserve + slack) × clients on the GPU
+     * @param allowedMib the pod's charge on the GPU (request + reserve per GPU-asking container) + one slack per pod
      * @param offenders  the pod's clients to end, largest first, until the rest fits
      */
     record OverLimit(String podUid, PodKey pod, int gpu, long usedMib, long allowedMib,

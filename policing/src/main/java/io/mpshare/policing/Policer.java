@@ -68,7 +68,7 @@ public final class Policer implements AutoCloseable {
                 : new PolicerMetrics(new io.prometheus.metrics.model.registry.PrometheusRegistry(), config.node());
         PidOwners owners = Objects.requireNonNull(b.owners, "owners");
         this.sampler = new Sampler(Objects.requireNonNull(b.nvml, "nvml"), owners, new ProcFs(config.procRoot()));
-        this.engine = new VerdictEngine(config.slackMibPerProcess());
+        this.engine = new VerdictEngine(config.slackMibPerPod());
         this.enforcer = new Enforcer(config, Objects.requireNonNull(b.daemons, "daemons"), Objects.requireNonNull(b.killer, "killer"),
                 Objects.requireNonNull(b.evictor, "evictor"), Objects.requireNonNull(b.events, "events"), metrics, sampler);
     }

@@ -33,18 +33,17 @@ import java.util.TreeMap;
  *       view exempts → nothing; the pod
  *       has no allocation on g → {@link Rogue} {@code NO_ALLOCATION_ON_GPU}; not an MPS client →
  *       {@link Rogue} {@code NOT_MPS_CLIENT}; otherwise one of the pod's clients on g.</li>
- *   <li><b>The limit of pod P on GPU g</b>, with {@code n} = P's MPS clients on g in this snapshot:
- *       <pre>allowed(P, g) = requestedMibPerGpu(P) + n × (reserveMib(P) + slackMibPerProcess)</pre>
- *       {@code requestedMibPerGpu} is the user's request without reserves ({@code max(largest init container,
- *       sum of app containers) / gpuCount}); {@code reserveMib} is the CUDA context reserve the allocation
- *       charged per client; the slack absorbs the difference between NVML's per-process figure and what MPS
- *       counts against the cap (an idle PyTorch client shows 612 MiB in NVML against a 512 MiB reserve).
+ *   <li><b>The limit of pod P on GPU g</b> is what the ledger booked for P there, plus one fixed slack per pod:
+ *       <pre>allowed(P, g) = chargeMib(P) + slackMibPerPod</pre>
+ *       {@code chargeMib} is the allocation's per-GPU charge: each GPU-asking container's share plus one context
+ *       reserve, {@code max(largest init container, sum of app containers)} ({@code GpuDemand.chargeMib()}). The slack
+ *       absorbs the difference between NVML's per-process figure and what MPS counts against the cap (an idle PyTorch
+ *       client shows 612 MiB in NVML against a 512 MiB reserve). It is per pod, not per process: however many
+ *       processes a pod starts, together they get no more than it was charged plus one slack (issue 11 item 5).
  *       P is over on g when the sum of its clients' used memory exceeds {@code allowed(P, g)}. Rogue
- *       processes of P are judged as rogues, not counted again here (they are acted on themselves).
- *       Each extra process of a pod brings its own context allowance: a pod that runs four processes
- *       gets four reserves, though the ledger charged one per container (docs/policing.md, "limits").</li>
+ *       processes of P are judged as rogues, not counted again here (they are acted on themselves).</li>
  *   <li><b>Offenders</b> are the fewest of P's clients on g that bring it back under: largest first (ties:
- *       higher PID, the newer process), removing each one's usage and one allowance, until the rest fits.
+ *       higher PID, the newer process), removing each one's usage, until the rest fits the pod's allowance.
  *       Neighbours are never offenders: only P's own clients on g are considered.</li>
  *   <li><b>Usage</b> is reported for every pod with an allocation, on each allocated GPU (allocated =
  *       the ledger's charge there) and on any other GPU where the pod has processes (allocated 0). Used sums
@@ -53,11 +52,11 @@ import java.util.TreeMap;
  * </ul>
  */
 final class VerdictEngine {
-    private final long slackMibPerProcess;
+    private final long slackMibPerPod;
 
-    VerdictEngine(long slackMibPerProcess) {
-        if (slackMibPerProcess < 0) throw new IllegalArgumentException("slack must be >= 0");
-        this.slackMibPerProcess = slackMibPerProcess;
+    VerdictEngine(long slackMibPerPod) {
+        if (slackMibPerPod < 0) throw new IllegalArgumentException("slack must be >= 0");
+        this.slackMibPerPod = slackMibPerPod;
     }
 
     /** Findings and usage of one snapshot. */
@@ -101,25 +100,23 @@ final class VerdictEngine {
         return new Judgement(findings, usage(snapshot, allocations, byPod));
     }
 
-    /** {@code allowed(P, g)} for {@code n} clients. */
-    long allowedMib(Allocation a, int n) {
-        return a.demand().requestedMibPerGpu() + (long) n * (a.demand().reserveMib() + slackMibPerProcess);
+    /** {@code allowed(P, g)}: the pod's charge on one GPU plus one slack, whatever its number of processes. */
+    long allowedMib(Allocation a) {
+        return a.demand().chargeMib() + slackMibPerPod;
     }
 
     private Optional<Finding> overLimit(Allocation a, int gpu, List<ProcessSample> clients) {
         long used = clients.stream().mapToLong(ProcessSample::usedMib).sum();
-        long allowed = allowedMib(a, clients.size());
+        long allowed = allowedMib(a);
         if (used <= allowed) return Optional.empty();
         List<ProcessSample> largestFirst = new ArrayList<>(clients);
         largestFirst.sort(Comparator.comparingLong(ProcessSample::usedMib).thenComparingLong(ProcessSample::pid).reversed());
         List<ProcessSample> offenders = new ArrayList<>();
         long rest = used;
-        int left = clients.size();
         for (ProcessSample p : largestFirst) {
-            if (rest <= allowedMib(a, left)) break;
+            if (rest <= allowed) break;
             offenders.add(p);
             rest -= p.usedMib();
-            left--;
         }
         return Optional.of(new OverLimit(a.podUid(), a.pod(), gpu, used, allowed, clients, offenders));
     }

@@ -97,12 +97,12 @@ class NeverANeighbourTest {
                     long used = clients.stream().mapToLong(ProcessSample::usedMib).sum();
                     Optional<OverLimit> over = j.findings().stream().filter(f -> f instanceof OverLimit o
                             && o.podUid().equals(a.podUid()) && o.gpu() == g.index()).map(f -> (OverLimit) f).findFirst();
-                    if (over.isPresent() != used > ENGINE.allowedMib(a, clients.size()))
+                    if (over.isPresent() != used > ENGINE.allowedMib(a))
                         fail("case " + c + ": " + a.podUid() + " on GPU " + g.index() + " uses " + used + ", over: " + over.isPresent());
                     if (over.isPresent()) {
                         OverLimit o = over.get();
                         long rest = used - o.offenders().stream().mapToLong(ProcessSample::usedMib).sum();
-                        if (rest > ENGINE.allowedMib(a, clients.size() - o.offenders().size()) || !clients.containsAll(o.offenders()))
+                        if (rest > ENGINE.allowedMib(a) || !clients.containsAll(o.offenders()))
                             fail("case " + c + ": offenders " + o.offenders() + " leave " + rest);
                     }
                 }

@@ -112,7 +112,8 @@ class PolicerTest {
 
     @Test
     void fourProcessesOfOnePod_eachUnderTheCapButOverTogether_onlyTheFewestOffendersEnd() {
-        for (long pid = 101; pid <= 104; pid++) clientOfA(pid, 1600);
+        // 4 × 1000 = 4000 MiB against A's 2560 MiB charge + 128 slack: the two newest end, 2000 MiB stay
+        for (long pid = 101; pid <= 104; pid++) clientOfA(pid, 1000);
         clientOfB(200, 4000);
         policer(ActionPolicy.TERMINATE).runOnce();
         assertThat(terminations(blue)).containsExactly("terminate_client 5000 104", "terminate_client 5000 103");

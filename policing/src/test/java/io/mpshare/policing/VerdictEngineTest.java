@@ -53,10 +53,31 @@ class VerdictEngineTest {
     }
 
     @Test
-    void allowed_isRequestPlusReserveAndSlackPerClient() {
-        assertThat(ENGINE.allowedMib(A, 1)).isEqualTo(2048 + 640);
-        assertThat(ENGINE.allowedMib(A, 4)).isEqualTo(2048 + 4 * 640);
-        assertThat(ENGINE.allowedMib(TWO, 1)).isEqualTo(1024 + 640);
+    void allowed_isTheChargePlusOneSlackPerPod() {
+        assertThat(ENGINE.allowedMib(A)).isEqualTo(2048 + 512 + 128);
+        assertThat(ENGINE.allowedMib(TWO)).isEqualTo(1024 + 512 + 128);
+        Allocation twoContainers = Fixtures.pod("pair").container("main", 2048).container("side", 1024).build();
+        assertThat(ENGINE.allowedMib(twoContainers)).isEqualTo(2048 + 1024 + 2 * 512 + 128); // a reserve per GPU-asking container
+    }
+
+    /** Issue 11 item 5: each process used to bring its own reserve + slack (30 processes: ~19 GiB over the booking). */
+    @Test
+    void judge_thirtyProcessesOfOnePod_allowedNoMoreThanItsChargePlusOneSlack() {
+        ProcessSample[] ps = new ProcessSample[31];
+        for (int i = 0; i < 30; i++) ps[i] = client(1000 + i, 600, A); // each far under its own 2560 MiB cap: 18,000 MiB together
+        ps[30] = client(200, 4000, B);
+        var j = judge(allocs(A, B), gpu(0, ps));
+        assertThat(j.findings()).singleElement().isInstanceOfSatisfying(OverLimit.class, o -> {
+            assertThat(o.podUid()).isEqualTo(A.podUid());
+            assertThat(o.usedMib()).isEqualTo(30 * 600);
+            assertThat(o.allowedMib()).isEqualTo(A.demand().chargeMib() + 128).isEqualTo(2688);
+            // 2688 / 600: four processes may stay (2400), the 26 newest are the offenders
+            assertThat(o.offenders()).hasSize(26).extracting(ProcessSample::pid).startsWith(1029L, 1028L).doesNotContain(1000L, 1003L);
+        });
+        // the same 30 processes within the charge together are fine
+        ProcessSample[] small = new ProcessSample[30];
+        for (int i = 0; i < 30; i++) small[i] = client(1000 + i, 89, A); // 2670 <= 2688
+        assertThat(judge(allocs(A), gpu(0, small)).findings()).isEmpty();
     }
 
     @Test
@@ -91,14 +112,14 @@ class VerdictEngineTest {
 
     @Test
     void judge_fourProcessesEachUnderTheCapButOverTogether_overWithFewestOffenders() {
-        // each at 1600 MiB: under its own per-process cap (2048 + 512) but 6400 > 2048 + 4 × 640 = 4608 together
-        var j = judge(allocs(A, B), gpu(0, client(101, 1600, A), client(102, 1600, A), client(103, 1600, A), client(104, 1600, A),
+        // each at 1000 MiB: under its own per-process cap (2048 + 512) but 4000 > 2048 + 512 + 128 = 2688 together
+        var j = judge(allocs(A, B), gpu(0, client(101, 1000, A), client(102, 1000, A), client(103, 1000, A), client(104, 1000, A),
                 client(200, 4000, B)));
         assertThat(j.findings()).singleElement().isInstanceOfSatisfying(OverLimit.class, o -> {
-            assertThat(o.usedMib()).isEqualTo(6400);
-            assertThat(o.allowedMib()).isEqualTo(4608);
+            assertThat(o.usedMib()).isEqualTo(4000);
+            assertThat(o.allowedMib()).isEqualTo(2688);
             assertThat(o.clients()).hasSize(4);
-            // without 104: 4800 > 3968; without 104, 103: 3200 <= 3328 → two offenders, the newest PIDs on a tie
+            // without 104: 3000 > 2688; without 104, 103: 2000 <= 2688 → two offenders, the newest PIDs on a tie
             assertThat(o.offenders()).extracting(ProcessSample::pid).containsExactly(104L, 103L);
         });
     }
