@@ -57,10 +57,19 @@ public final class Names {
 
     public static final int EXTENDER_PORT = 39999;
     public static final String EXTENDER_PREFIX = "/mpshare-scheduler";
+    /** The extender's preempt verb (kube-scheduler's {@code preemptVerb}), under {@link #EXTENDER_PREFIX}. */
+    public static final String EXTENDER_VERB_PREEMPT = "preempt";
 
     /** Host folder for MPS pipe and log directories: {@code /run/mpshare/<colour>/pipe}. */
     public static final String RUN_DIR = "/run/mpshare";
-    public static final String DEVICE_PLUGIN_DIR = "/var/lib/kubelet/device-plugins";
+    /**
+     * File name of each colour's supervisor API socket: {@code /run/mpshare/<colour>/supervisor.sock}, beside (not in)
+     * the pipe directory client containers mount; mode 0600. The device plugin sets ceilings and reads health there.
+     */
+    public static final String SUPERVISOR_SOCKET = "supervisor.sock";
+    /** The kubelet's folder: device plugin and pod-resources sockets, every pod's volumes. */
+    public static final String KUBELET_DIR = "/var/lib/kubelet";
+    public static final String DEVICE_PLUGIN_DIR = KUBELET_DIR + "/device-plugins";
     public static final String KUBELET_SOCKET = DEVICE_PLUGIN_DIR + "/kubelet.sock";
     public static final String POD_RESOURCES_SOCKET = "/var/lib/kubelet/pod-resources/kubelet.sock";
 
@@ -71,9 +80,26 @@ public final class Names {
     public static final String ENV_MPS_THREADS = "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE";
     /** Prefix of every MPS client variable; users may not set these in shared-GPU pods (the device plugin does). */
     public static final String ENV_MPS_PREFIX = "CUDA_MPS_";
+    /**
+     * Namespace label: {@code trusted} admits root and host namespaces in shared-GPU pods (with a warning),
+     * {@code strict} refuses them; the chart's {@code tenancy.default} says which applies to unlabelled namespaces.
+     */
+    public static final String LABEL_TENANCY = ANNOTATION_PREFIX + "tenancy";
+    public static final String TENANCY_TRUSTED = "trusted";
+    public static final String TENANCY_STRICT = "strict";
+    /** An init container's {@code restartPolicy} that makes it a native sidecar (runs beside the app containers). */
+    public static final String RESTART_POLICY_ALWAYS = "Always";
     /** The kube-scheduler profile name pods are steered to when they ask for shared GPUs. */
     public static final String SCHEDULER_NAME = "mpshare-scheduler";
 
     /** Default CUDA context reserve charged per client per GPU (FACTS.md: ~0.5 GiB counts against the cap). */
     public static final long DEFAULT_CONTEXT_RESERVE_MIB = 512;
+    /**
+     * Pod annotation: this pod's CUDA context reserve in MiB per container per GPU, instead of the cluster's default
+     * (a framework that holds more beside its tensors). Booked by the extender, capped by the device plugin alike.
+     */
+    public static final String ANN_CONTEXT_RESERVE = ANNOTATION_PREFIX + "context-reserve-mib";
+    /** Bounds of {@link #ANN_CONTEXT_RESERVE}: below the smallest CUDA context nothing starts; above, ask more gpu-mem instead. */
+    public static final long MIN_CONTEXT_RESERVE_MIB = 256;
+    public static final long MAX_CONTEXT_RESERVE_MIB = 8192;
 }
