@@ -8,7 +8,8 @@ import java.util.Locale;
 /**
  * The generation of an MPS control daemon on a node (issue 7's blue/green upgrade): two daemons with
  * their own pipe directories can serve the same GPUs side by side (FACTS.md). Each colour owns
- * {@code /run/mpshare/<colour>/} and a status port; this enum is the one place these are defined.
+ * {@code /run/mpshare/<colour>/} (pipe, log, ready marker, status.json, supervisor.sock) and an optional loopback status
+ * port; this enum is the one place these paths are built.
  */
 public enum Colour {
     BLUE(39997), GREEN(39998);
@@ -17,7 +18,7 @@ public enum Colour {
 
     Colour(int statusPort) { this.statusPort = statusPort; }
 
-    /** The supervisor's local status/metrics port for this colour (127.0.0.1 by default). */
+    /** The supervisor's optional loopback TCP port for this colour ({@code --status-port -1}); off by default. */
     public int statusPort() { return statusPort; }
 
     public String id() { return name().toLowerCase(Locale.ROOT); }
@@ -33,6 +34,12 @@ public enum Colour {
 
     /** Present while the daemon is up with every setting applied; holds the daemon's PID. */
     public Path readyMarker(Path runDir) { return dir(runDir).resolve("ready"); }
+
+    /**
+     * The supervisor's API socket ({@link Names#SUPERVISOR_SOCKET}): status, heartbeat, ceilings. In {@code <colour>/},
+     * not in {@code <colour>/pipe}: client containers mount only the pipe directory, so they cannot reach it.
+     */
+    public Path supervisorSocket(Path runDir) { return dir(runDir).resolve(Names.SUPERVISOR_SOCKET); }
 
     /** The supervisor's status JSON, rewritten on every change (same content as GET /status). */
     public Path statusFile(Path runDir) { return dir(runDir).resolve("status.json"); }

@@ -123,6 +123,13 @@ public final class MpsSupervisor {
     public SupervisorStatus status() { return status; }
 
     /**
+     * A heartbeat: a snapshot taken on the supervisor's own thread. It completes only while that thread runs, so a
+     * caller that waits with a deadline learns whether the supervisor can still notice its daemon's exit (a stuck
+     * thread cannot; {@link #status()} would keep saying "up").
+     */
+    public CompletableFuture<SupervisorStatus> ping() { return call(this::snapshot); }
+
+    /**
      * Sets the server ceiling of GPU {@code device}: on every running server and as the default for
      * future ones, read back each time. Stored and applied after every later start as well.
      * If the daemon answers but refuses it (a device it does not have, an unknown command), the previous
@@ -221,7 +228,9 @@ public final class MpsSupervisor {
         } catch (MpsException e) {
             failed("reading servers after start: " + e.getMessage()); // the next health check decides
         }
-        LOG.info(() -> "MPS control daemon up, settings applied: threads " + config.defaultActiveThreadPercentage() + ", ceilings " + ceilings);
+        LOG.info(() -> "MPS control daemon up, settings applied: default active thread percentage "
+                + (config.defaultActiveThreadPercentage().isPresent() ? config.defaultActiveThreadPercentage().getAsInt() + " %" : "not set (MPS default 100 %)")
+                + ", ceilings " + (ceilings.isEmpty() ? "none" : ceilingText()));
         publish();
         schedule(() -> healthCheck(g), config.healthInterval());
     }
@@ -363,6 +372,14 @@ public final class MpsSupervisor {
                 Math.max(0, launches - 1), lastError, iso(lastErrorAt), iso(upSince),
                 config.defaultActiveThreadPercentage().isPresent() ? config.defaultActiveThreadPercentage().getAsInt() : null,
                 ceilings, List.copyOf(pending), servers, iso(clock.instant()));
+    }
+
+    /** {@code GPU 0: 8 GiB, GPU 1: 1.50 GiB} */
+    private String ceilingText() {
+        StringBuilder sb = new StringBuilder();
+        ceilings.forEach((d, mib) -> sb.append(sb.isEmpty() ? "" : ", ").append("GPU ").append(d).append(": ")
+                .append(mib % 1024 == 0 ? (mib / 1024) + " GiB" : mib + " MiB"));
+        return sb.toString();
     }
 
     private static String iso(Instant t) { return t == null ? null : t.toString(); }

@@ -15,37 +15,67 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * Reads a supervisor's {@link SupervisorStatus} and sets per-GPU ceilings, for the device plugin.
- * Over HTTP ({@link #forColour}: {@code http://127.0.0.1:<colour port>}) or, without a shared network
- * namespace, from the status file the supervisor rewrites on every change ({@link #readFile}).
- * Every failure is an {@link MpsException}: reason DAEMON_DOWN when the supervisor does not answer.
+ * Reads a supervisor's {@link SupervisorStatus}, asks for a heartbeat and sets per-GPU ceilings, for the device plugin.
+ * Over the supervisor's unix socket ({@link #overSocket}, {@link #forColourSocket}: {@code <runDir>/<colour>/supervisor.sock},
+ * what the node agent uses), over its optional loopback HTTP port ({@link #forColour}, the constructor), or from the
+ * status file the supervisor rewrites on every change ({@link #readFile}).
+ * Every failure is an {@link MpsException}: reason DAEMON_DOWN when the supervisor does not answer, TIMEOUT when it
+ * does not answer within the client's timeout.
  */
 public final class SupervisorStatusClient {
-    private final URI base;
-    private final Duration timeout;
-    private final HttpClient http;
-
-    public SupervisorStatusClient(URI base, Duration timeout) {
-        this.base = base;
-        this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+    /** One request, one answer; the code and body as the server sent them. */
+    interface Transport {
+        UnixHttp.Response exchange(String method, String path, byte[] body);
     }
 
-    /** The supervisor of {@code colour} on this node (127.0.0.1, the colour's port). */
+    private final String where;
+    private final Transport transport;
+
+    /** Over HTTP at {@code base} (e.g. {@code http://127.0.0.1:39997}); {@code timeout} bounds connect and answer. */
+    public SupervisorStatusClient(URI base, Duration timeout) {
+        this(base.toString(), new HttpTransport(base, timeout));
+    }
+
+    private SupervisorStatusClient(String where, Transport transport) {
+        this.where = where;
+        this.transport = transport;
+    }
+
+    /** The supervisor of {@code colour} on this node over its loopback port (only when it runs with {@code --status-port -1}). */
     public static SupervisorStatusClient forColour(Colour colour) {
         return new SupervisorStatusClient(URI.create("http://127.0.0.1:" + colour.statusPort()), Duration.ofSeconds(2));
     }
 
-    /** GET /status. */
+    /** Over the unix socket at {@code socket}; {@code timeout} bounds the whole exchange, connect included. */
+    public static SupervisorStatusClient overSocket(Path socket, Duration timeout) {
+        return new SupervisorStatusClient(socket.toString(), new UnixTransport(socket, timeout));
+    }
+
+    /** The supervisor of {@code colour} under {@code runDir}, over {@link Colour#supervisorSocket}. */
+    public static SupervisorStatusClient forColourSocket(Colour colour, Path runDir, Duration timeout) {
+        return overSocket(colour.supervisorSocket(runDir), timeout);
+    }
+
+    /** Where this client asks (a socket path or a URL), for messages. */
+    public String where() { return where; }
+
+    /** GET /status: the supervisor's last published snapshot. */
     public SupervisorStatus status() {
-        return parse(send(HttpRequest.newBuilder(base.resolve("/status")).GET()), "/status");
+        return parse(transport.exchange("GET", "/status", new byte[0]), "/status");
+    }
+
+    /**
+     * GET /heartbeat: a snapshot taken on the supervisor's own thread. A 503 (its thread did not answer in time: hung
+     * or stuck) is an {@link MpsException} with reason TIMEOUT, as is no answer within this client's timeout.
+     */
+    public SupervisorStatus heartbeat() {
+        return parse(transport.exchange("GET", "/heartbeat", new byte[0]), "/heartbeat");
     }
 
     /** PUT /ceilings/{device}: applies the ceiling live (never restarts the daemon) and returns the new status. */
     public SupervisorStatus setCeiling(int device, long mib) {
         byte[] body = StatusJson.write(Map.of("mib", mib));
-        return parse(send(HttpRequest.newBuilder(base.resolve("/ceilings/" + device))
-                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofByteArray(body))), "/ceilings/" + device);
+        return parse(transport.exchange("PUT", "/ceilings/" + device, body), "/ceilings/" + device);
     }
 
     /** Reads {@code <runDir>/<colour>/status.json}; check {@link SupervisorStatus#updatedAt()} for staleness. */
@@ -57,35 +87,43 @@ public final class SupervisorStatusClient {
         }
     }
 
-    private HttpResponse<byte[]> send(HttpRequest.Builder request) {
+    private SupervisorStatus parse(UnixHttp.Response response, String path) {
         try {
-            return http.send(request.timeout(timeout).build(), HttpResponse.BodyHandlers.ofByteArray());
-        } catch (ConnectException e) {
-            throw new MpsException(Reason.DAEMON_DOWN, "the MPS supervisor at " + base + " does not answer (not running?)", e);
-        } catch (IOException e) {
-            throw new MpsException(Reason.DAEMON_DOWN, "the MPS supervisor at " + base + ": " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MpsException(Reason.TIMEOUT, "interrupted while asking " + base, e);
-        }
-    }
-
-    private SupervisorStatus parse(HttpResponse<byte[]> response, String path) {
-        try {
-            if (response.statusCode() != 200) {
+            if (response.code() != 200) {
                 JsonNode err = StatusJson.mapper().readTree(response.body());
                 String message = err == null ? "" : err.path("error").asText("");
-                Reason reason = switch (response.statusCode()) {
+                Reason reason = switch (response.code()) {
                     case 409 -> Reason.NOT_APPLIED;
                     case 503, 504 -> Reason.TIMEOUT;
                     default -> Reason.OTHER;
                 };
-                throw new MpsException(reason,
-                        path + " answered " + response.statusCode() + ": " + message);
+                throw new MpsException(reason, "the MPS supervisor at " + where + ": " + path + " answered " + response.code() + ": " + message);
             }
             return StatusJson.read(response.body(), SupervisorStatus.class);
         } catch (IOException e) {
             throw new MpsException(Reason.UNEXPECTED_REPLY, path + " answered something that is not the status JSON: " + e.getMessage(), e);
+        }
+    }
+
+    private record HttpTransport(URI base, Duration timeout, HttpClient http) implements Transport {
+        HttpTransport(URI base, Duration timeout) { this(base, timeout, HttpClient.newBuilder().connectTimeout(timeout).build()); }
+
+        @Override public UnixHttp.Response exchange(String method, String path, byte[] body) {
+            HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout).header("Content-Type", "application/json")
+                    .method(method, body.length == 0 ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+            try {
+                HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+                return new UnixHttp.Response(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
+            } catch (ConnectException e) {
+                throw new MpsException(Reason.DAEMON_DOWN, "the MPS supervisor at " + base + " does not answer (not running?)", e);
+            } catch (java.net.http.HttpTimeoutException e) {
+                throw new MpsException(Reason.TIMEOUT, "the MPS supervisor at " + base + " did not answer within " + timeout.toMillis() + " ms", e);
+            } catch (IOException e) {
+                throw new MpsException(Reason.DAEMON_DOWN, "the MPS supervisor at " + base + ": " + e, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new MpsException(Reason.TIMEOUT, "interrupted while asking " + base, e);
+            }
         }
     }
 }

@@ -60,6 +60,15 @@ class MpsSupervisorTest {
         assertThat(SupervisorStatusClient.readFile(Colour.BLUE.statusFile(runDir))).isEqualTo(s);
     }
 
+    @Test void ping_completesOnlyWhenTheSupervisorThreadRuns() throws Exception {
+        startAndSettle();
+        CompletableFuture<SupervisorStatus> beat = supervisor.ping();
+        assertThat(beat).isNotDone(); // the supervisor's thread has not run: a stuck thread never answers
+        clock.runDue();
+        assertThat(beat.get().ready()).isTrue();
+        assertThat(beat.get().updatedAt()).isEqualTo(clock.instant().toString());
+    }
+
     @Test void daemonExits_markerGone_restartedAfterBackoff_settingsReapplied() {
         startAndSettle();
         mps.clearCommands();

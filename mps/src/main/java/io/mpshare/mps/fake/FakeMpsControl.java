@@ -43,6 +43,7 @@ public final class FakeMpsControl implements MpsControl {
     private final Map<Long, Server> servers = new LinkedHashMap<>();
     private final Map<String, Queue<Reason>> failures = new HashMap<>();
     private boolean up = true;
+    private boolean wholeGib;
     private int defaultThreads = 100;
     private long nextServerPid = 5000;
     private Runnable onQuit = () -> {};
@@ -76,6 +77,16 @@ public final class FakeMpsControl implements MpsControl {
         servers.clear();
         defaultLimits.clear();
         defaultThreads = 100;
+    }
+
+    /**
+     * From now on, keep pinned-memory limits in whole GiB as the H200's daemon does (driver 580: {@code 2560M} reads
+     * back {@code 2G}): a limit that is not whole GiB is stored cut down, and the setter fails NOT_APPLIED, as
+     * {@code ProcessMpsControl}'s read-back does against the real daemon.
+     */
+    public synchronized FakeMpsControl keepingWholeGib() {
+        wholeGib = true;
+        return this;
     }
 
     /** The next command starting with {@code commandPrefix} fails with {@code reason}. */
@@ -113,7 +124,8 @@ public final class FakeMpsControl implements MpsControl {
 
     @Override public synchronized void setDefaultPinnedMemLimit(int device, long mib) {
         enter("set_default_device_pinned_mem_limit " + device + " " + mib + "M");
-        defaultLimits.put(device, mib);
+        defaultLimits.put(device, kept(mib));
+        readBack("default pinned memory limit of device " + device, mib);
     }
 
     @Override public synchronized long defaultPinnedMemLimit(int device) {
@@ -122,7 +134,8 @@ public final class FakeMpsControl implements MpsControl {
     }
 
     @Override public synchronized void setServerPinnedMemLimit(long serverPid, int device, long mib) {
-        server("set_device_pinned_mem_limit " + serverPid + " " + device + " " + mib + "M", serverPid).limits.put(device, mib);
+        server("set_device_pinned_mem_limit " + serverPid + " " + device + " " + mib + "M", serverPid).limits.put(device, kept(mib));
+        readBack("pinned memory limit of server " + serverPid + " device " + device, mib);
     }
 
     @Override public synchronized long serverPinnedMemLimit(long serverPid, int device) {
@@ -147,6 +160,20 @@ public final class FakeMpsControl implements MpsControl {
             hook = onQuit;
         }
         hook.run();
+    }
+
+    private long kept(long mib) { return wholeGib ? mib / 1024 * 1024 : mib; }
+
+    private void readBack(String what, long mib) {
+        if (kept(mib) != mib)
+            throw new MpsException(Reason.NOT_APPLIED, what + ": set " + mib + " MiB, read back " + kept(mib) + " MiB (the daemon keeps whole GiB)");
+    }
+
+    /** Every running server's limits (server PID → device → MiB). */
+    public synchronized Map<Long, Map<Integer, Long>> serverLimits() {
+        Map<Long, Map<Integer, Long>> out = new TreeMap<>();
+        servers.forEach((pid, s) -> out.put(pid, Map.copyOf(s.limits)));
+        return out;
     }
 
     private Server startServer() {

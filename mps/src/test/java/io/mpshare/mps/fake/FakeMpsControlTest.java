@@ -20,6 +20,19 @@ class FakeMpsControlTest {
         assertThat(mps.connectClient(12)).isEqualTo(server);
     }
 
+    @Test void keepingWholeGib_limitCutDownAndSetterFailsAsTheReadBackWould() {
+        mps.keepingWholeGib();
+        mps.setDefaultPinnedMemLimit(0, 3072);
+        assertThat(mps.defaultPinnedMemLimit(0)).isEqualTo(3072);
+        assertThatThrownBy(() -> mps.setDefaultPinnedMemLimit(0, 2560))
+                .satisfies(e -> assertThat(((MpsException) e).reason()).isEqualTo(Reason.NOT_APPLIED))
+                .hasMessageContaining("read back 2048");
+        assertThat(mps.defaultPinnedMemLimit(0)).isEqualTo(2048); // 2560M reads back as 2G on the H200
+        long server = mps.connectClient(11);
+        assertThatThrownBy(() -> mps.setServerPinnedMemLimit(server, 0, 5632)).isInstanceOf(MpsException.class);
+        assertThat(mps.serverLimits()).containsEntry(server, java.util.Map.of(0, 5120L));
+    }
+
     @Test void liveServerLimitChange_andUnknownServer() {
         long server = mps.connectClient(11);
         mps.setServerPinnedMemLimit(server, 0, 6144);
