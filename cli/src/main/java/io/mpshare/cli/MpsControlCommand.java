@@ -10,6 +10,9 @@ import io.mpshare.mps.ProcessMpsControl;
 import io.mpshare.mps.SupervisorConfig;
 import io.mpshare.mps.SupervisorHttp;
 import io.mpshare.mps.SupervisorMetrics;
+import io.mpshare.mps.SupervisorSocketServer;
+import io.mpshare.mps.SupervisorStatus;
+import io.mpshare.mps.SupervisorStatusClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -18,6 +21,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
@@ -32,7 +37,8 @@ import java.util.logging.Logger;
  * Deliberately small (no Kubernetes client): if this process dies, every MPS client on the node dies.
  */
 @Command(name = "mps-control", mixinStandardHelpOptions = true,
-        description = "Runs and supervises the MPS control daemon (one colour: blue or green), applies per-GPU ceilings, serves /status and /metrics.")
+        description = "Runs and supervises the MPS control daemon (one colour: blue or green), applies per-GPU ceilings, serves its API "
+                + "(/status, /heartbeat, /ceilings/<device>, /metrics) on the unix socket <run-dir>/<colour>/supervisor.sock.")
 public final class MpsControlCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(MpsControlCommand.class.getName());
 
@@ -42,8 +48,10 @@ public final class MpsControlCommand implements Callable<Integer> {
     @Option(names = "--visible-devices", defaultValue = "", description = "CUDA_VISIBLE_DEVICES for the daemon: the node's shared GPUs (default: all)") String visibleDevices;
     @Option(names = "--default-active-thread-percentage", description = "set_default_active_thread_percentage after each start (1-100)") Integer threads;
     @Option(names = "--ceiling", description = "per-GPU server ceiling DEVICE=SIZE, e.g. 0=8192 (MiB) or 0=8G; repeatable") List<String> ceilings = List.of();
-    @Option(names = "--status-host", defaultValue = "127.0.0.1", description = "address of /status and /metrics (default ${DEFAULT-VALUE})") String statusHost;
-    @Option(names = "--status-port", defaultValue = "-1", description = "port of /status and /metrics; -1: the colour's (blue 39997, green 39998); 0: off") int statusPort;
+    @Option(names = "--supervisor-socket", description = "the API's unix socket, mode 0600 (default <run-dir>/<colour>/supervisor.sock; the device plugin looks there)") Path socket;
+    @Option(names = "--status-host", defaultValue = "127.0.0.1", description = "address of the optional TCP API (default ${DEFAULT-VALUE})") String statusHost;
+    @Option(names = "--status-port", defaultValue = "0", description = "also serve the API over TCP for hand tests: -1 the colour's port (blue 39997, green 39998), N a port, 0 off (default ${DEFAULT-VALUE}); "
+            + "anything in that network namespace can then change ceilings") int statusPort;
     @Option(names = "--command-timeout-seconds", defaultValue = "10", description = "timeout of one control command (default ${DEFAULT-VALUE})") int commandTimeout;
     @Option(names = "--backoff-max-seconds", defaultValue = "60", description = "longest wait between restarts (default ${DEFAULT-VALUE})") int backoffMax;
     @Option(names = "--health-interval-seconds", defaultValue = "5", description = "how often servers and clients are read; a daemon's exit is seen at once regardless (default ${DEFAULT-VALUE})") int healthInterval;
@@ -69,7 +77,7 @@ public final class MpsControlCommand implements Callable<Integer> {
         try {
             config = SupervisorConfig.defaults(c, runDir).withVisibleDevices(visibleDevices)
                 .withThreadPercentage(threads == null ? OptionalInt.empty() : OptionalInt.of(threads))
-                .withCeilings(SupervisorConfig.parseCeilings(ceilings))
+                .withCeilings(withPrevious(c, SupervisorConfig.parseCeilings(ceilings)))
                 .withHealthInterval(Duration.ofSeconds(Math.max(1, healthInterval)))
                 .withBackoff(new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(Math.max(1, backoffMax))), Duration.ofMinutes(5));
         } catch (IllegalArgumentException e) {
@@ -82,19 +90,49 @@ public final class MpsControlCommand implements Callable<Integer> {
         MpsSupervisor supervisor = new MpsSupervisor(config, ProcessMpsControl.foregroundLauncher(bin), control, executor, InstantSource.system(), metrics);
         int port = statusPort < 0 ? c.statusPort() : statusPort;
         SupervisorHttp http = port == 0 ? null : new SupervisorHttp(supervisor, metrics, new InetSocketAddress(statusHost, port));
+        SupervisorSocketServer api = new SupervisorSocketServer(supervisor, metrics, socket != null ? socket : c.supervisorSocket(runDir));
+        try {
+            api.start();
+        } catch (java.io.IOException e) {
+            System.err.println("mpshare mps-control: cannot serve the supervisor socket " + api.socket() + ": " + e.getMessage());
+            executor.shutdownNow();
+            return 1;
+        }
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             shutdown(supervisor);
+            api.close();
             if (http != null) http.close();
             executor.shutdownNow();
             done.countDown();
         }, "mps-control-shutdown"));
         if (http != null) http.start();
         supervisor.start();
-        LOG.info("mps-control " + c.id() + ": pipe " + config.pipeDir() + ", binary " + bin
-                + (http == null ? ", no status endpoint" : ", status on http://" + statusHost + ":" + http.port() + "/status"));
+        LOG.info("mps-control " + c.id() + ": pipe " + config.pipeDir() + ", binary " + bin + ", API on unix socket " + api.socket()
+                + (http == null ? "" : " and http://" + statusHost + ":" + http.port() + "/status"));
         done.await();
         return 0;
+    }
+
+    /**
+     * The ceilings the last run of this colour kept (its status.json), under the {@code --ceiling} flags: a restarted
+     * mps-control puts the device plugin's last ceilings back on its new daemon before the plugin next reconciles.
+     * /run is a tmpfs, so a reboot (and with it a change of GPUs) starts empty.
+     */
+    private Map<Integer, Long> withPrevious(Colour c, Map<Integer, Long> flags) {
+        Path file = c.statusFile(runDir);
+        Map<Integer, Long> out = new TreeMap<>();
+        if (java.nio.file.Files.exists(file)) {
+            try {
+                SupervisorStatus previous = SupervisorStatusClient.readFile(file);
+                out.putAll(previous.ceilingsMib());
+                if (!out.isEmpty()) LOG.info("ceilings kept from the last run (" + file + "): " + out);
+            } catch (MpsException e) {
+                LOG.warning("ignoring the last run's status " + file + ": " + e.getMessage());
+            }
+        }
+        out.putAll(flags);
+        return out;
     }
 
     /** SIGTERM: quit unless clients are connected; then wait up to --drain-wait-seconds for them, and name them if they stay. */
