@@ -132,6 +132,7 @@ class ChartTest {
         Map<String, Object> ext = map(list(cfg.get("extenders")).getFirst());
         assertThat(ext).containsEntry("urlPrefix", "http://127.0.0.1:" + Names.EXTENDER_PORT + Names.EXTENDER_PREFIX)
                 .containsEntry("filterVerb", "filter").containsEntry("prioritizeVerb", "prioritize").containsEntry("bindVerb", "bind")
+                .containsEntry("preemptVerb", Names.EXTENDER_VERB_PREEMPT)
                 .containsEntry("nodeCacheCapable", true);
         assertThat(list(ext.get("managedResources"))).containsExactly(
                 Map.of("name", Names.RESOURCE_GPU_MEM, "ignoredByScheduler", false),

@@ -42,8 +42,13 @@ public final class SchedulerExtender implements AutoCloseable {
         if (policy instanceof LearnedFragmentationPolicy learned) seen = learned::observe; // the default policy learns its task mix
         this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod(), seen);
         var metrics = new ExtenderMetrics(ledger);
+        // preemption: priorities and nominated pods from the pod informer, victims per GPU, nominees' room held in filter
+        var nominations = new io.mpshare.scheduler.preempt.Nominations(verbs.resolver(), config.unit());
+        view.addPodHandler(nominations);
         this.http = new ExtenderHttpServer(new InetSocketAddress(config.port()), config.httpThreads(), verbs, binder,
-                new Inspect(ledger), metrics, view::ready, version);
+                new Inspect(ledger), metrics, view::ready, version,
+                new io.mpshare.scheduler.preempt.PreemptVerb(ledger, verbs, nominations),
+                new io.mpshare.scheduler.preempt.NominationHold(ledger, policy, nominations));
     }
 
     /** The default placement policy's name: fragmentation gradient descent with a learned task mix (docs/extender.md). */

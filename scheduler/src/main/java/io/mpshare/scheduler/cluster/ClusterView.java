@@ -60,6 +60,8 @@ public final class ClusterView implements AutoCloseable {
     private SharedIndexInformer<Pod> pods;
     private ScheduledFuture<?> expiry;
     private volatile boolean ready;
+    /** Further pod handlers (preemption's {@code Nominations}), registered on the pod informer at {@link #start}. */
+    private final List<ResourceEventHandler<Pod>> podHandlers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private final java.util.function.BiConsumer<PodKey, io.mpshare.core.model.GpuDemand> seen;
 
@@ -92,6 +94,7 @@ public final class ClusterView implements AutoCloseable {
             @Override public void onUpdate(Pod old, Pod p) { applyPod(p); }
             @Override public void onDelete(Pod p, boolean unknown) { forgetPod(p); }
         });
+        for (ResourceEventHandler<Pod> h : podHandlers) pods.addEventHandler(h);
         long deadline = System.nanoTime() + timeout.toNanos();
         var n = nodes.start().toCompletableFuture();
         var p = pods.start().toCompletableFuture();
@@ -107,6 +110,9 @@ public final class ClusterView implements AutoCloseable {
         ready = true;
         LOG.log(Level.INFO, "cluster view ready nodes={0} pods={1} allocations={2}", String.valueOf(ledger.nodes().size()), String.valueOf(pods.getStore().list().size()), String.valueOf(ledger.allocations().size()));
     }
+
+    /** Adds a handler the pod informer feeds as well (call before {@link #start}); it sees the first list as adds. */
+    public void addPodHandler(ResourceEventHandler<Pod> handler) { podHandlers.add(java.util.Objects.requireNonNull(handler, "handler")); }
 
     /** True once informers have synced and the ledger was rebuilt from them. */
     public boolean ready() { return ready && nodes.hasSynced() && pods.hasSynced(); }

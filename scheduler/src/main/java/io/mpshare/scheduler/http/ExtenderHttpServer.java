@@ -8,6 +8,8 @@ import io.mpshare.scheduler.Verbs.FilterAnswer;
 import io.mpshare.scheduler.bind.BindOutcome;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
+import io.mpshare.scheduler.preempt.NominationHold;
+import io.mpshare.scheduler.preempt.PreemptVerb;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -22,7 +24,7 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The extender's HTTP face on the JDK's {@code com.sun.net.httpserver} (docs/decisions/extender-http-server.md):
- * POST {@code filter}, {@code prioritize}, {@code bind}; GET {@code inspect}, {@code inspect/{node}},
+ * POST {@code filter}, {@code prioritize}, {@code bind}, {@code preempt}; GET {@code inspect}, {@code inspect/{node}},
  * {@code healthz}, {@code readyz}, {@code version}, {@code metrics}; all under {@code /mpshare-scheduler}.
  *
  * <p>Every verb answers 200, with failures in {@code Error}: kube-scheduler drops the body of any other
@@ -43,9 +45,21 @@ public final class ExtenderHttpServer implements AutoCloseable {
     private final ThreadLocal<ByteArrayOutputStream> buffers = ThreadLocal.withInitial(() -> new ByteArrayOutputStream(64 * 1024));
     private final HttpServer server;
     private final ExecutorService workers;
+    /** The preempt verb and the filter's hold on nominated pods' room; null when preemption is not served. */
+    private final PreemptVerb preempt;
+    private final NominationHold hold;
 
     public ExtenderHttpServer(InetSocketAddress address, int threads, Verbs verbs, Binder binder, Inspect inspect,
                               ExtenderMetrics metrics, BooleanSupplier ready, String version) throws IOException {
+        this(address, threads, verbs, binder, inspect, metrics, ready, version, null, null);
+    }
+
+    /** @param preempt answers {@code preempt}; {@code hold} keeps nominated pods' room in filter (both or neither) */
+    public ExtenderHttpServer(InetSocketAddress address, int threads, Verbs verbs, Binder binder, Inspect inspect,
+                              ExtenderMetrics metrics, BooleanSupplier ready, String version,
+                              PreemptVerb preempt, NominationHold hold) throws IOException {
+        this.preempt = preempt;
+        this.hold = hold;
         this.verbs = verbs;
         this.binder = binder;
         this.inspect = inspect;
@@ -74,12 +88,13 @@ public final class ExtenderHttpServer implements AutoCloseable {
         long t0 = System.nanoTime();
         try (ex; InputStream in = ex.getRequestBody()) {
             switch (path) {
-                case "filter", "prioritize", "bind" -> {
+                case "filter", "prioritize", "bind", Names.EXTENDER_VERB_PREEMPT -> {
                     if (!method.equals("POST")) { simple(ex, 405, JSON, "{\"Error\":\"use POST for " + path + "\"}"); return; }
                     ByteArrayOutputStream buf = buffer();
                     switch (path) {
                         case "filter" -> filter(in, buf);
                         case "prioritize" -> prioritize(in, buf);
+                        case Names.EXTENDER_VERB_PREEMPT -> preempt(in, buf);
                         default -> bind(in, buf);
                     }
                     send(ex, 200, JSON, buf);
@@ -102,7 +117,7 @@ public final class ExtenderHttpServer implements AutoCloseable {
                         inspect.write(buf, path.equals("inspect") ? null : path.substring("inspect/".length()));
                         send(ex, 200, JSON, buf);
                     } else {
-                        simple(ex, 404, JSON, "{\"Error\":\"no such endpoint; verbs are filter, prioritize, bind under " + Names.EXTENDER_PREFIX + "\"}");
+                        simple(ex, 404, JSON, "{\"Error\":\"no such endpoint; verbs are filter, prioritize, bind, preempt under " + Names.EXTENDER_PREFIX + "\"}");
                     }
                 }
             }
@@ -129,11 +144,15 @@ public final class ExtenderHttpServer implements AutoCloseable {
         RawNames raw = args.rawNames();
         if (raw != null) { // the common case: names looked up and echoed as bytes
             Verbs.IndexedFilterAnswer a = verbs.filter(args.pod(), raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
+            if (a.fitCount() > 0 && hold != null && hold.active() && verbs.need(args.pod()) instanceof Verbs.Need.Gpu g)
+                a = hold.apply(g.pod(), g.demand(), a, raw.buf(), raw.off(), raw.len());
             count(args, a.error(), a.fitCount() == 0 && raw.count() > 0);
             writer.filterResult(buf, a, raw);
             return;
         }
         FilterAnswer a = verbs.filter(args.pod(), args.nodeNames());
+        if (!a.fits().isEmpty() && hold != null && hold.active() && verbs.need(args.pod()) instanceof Verbs.Need.Gpu g)
+            a = hold.apply(g.pod(), g.demand(), a);
         count(args, a.error(), a.fits().isEmpty() && !args.nodeNames().isEmpty());
         writer.filterResult(buf, a, args.rawNodes());
     }
@@ -178,6 +197,12 @@ public final class ExtenderHttpServer implements AutoCloseable {
             LOG.log(Level.INFO, "prioritize error={0}", e.getMessage());
             writer.priorities(buf, List.of());
         }
+    }
+
+    /** kube-scheduler's preemptVerb (io.mpshare.scheduler.preempt); without one configured, no node is offered. */
+    private void preempt(InputStream in, ByteArrayOutputStream buf) throws IOException {
+        if (preempt == null) { buf.write("{\"NodeNameToMetaVictims\":{}}".getBytes(java.nio.charset.StandardCharsets.UTF_8)); return; }
+        preempt.answer(in, buf);
     }
 
     private void bind(InputStream in, ByteArrayOutputStream buf) {

@@ -1,0 +1,88 @@
+package io.mpshare.scheduler.preempt;
+
+import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.ledger.NodeState;
+import io.mpshare.core.model.GpuDemand;
+import io.mpshare.core.model.PodInfo;
+import io.mpshare.core.policy.Evaluation;
+import io.mpshare.core.policy.NominatedHold;
+import io.mpshare.core.policy.NominatedHold.Nominee;
+import io.mpshare.core.policy.PlacementPolicy;
+import io.mpshare.scheduler.Verbs;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The filter's side of preemption: a node kept by the ledger is refused to a pod when the room left
+ * there is held for pods of equal or higher priority nominated to it ({@link NominatedHold}), so the
+ * room the victims free goes to the preemptor. Costs nothing while no pod is nominated anywhere; else
+ * only the kept nodes that have a nominee are looked at again.
+ */
+public final class NominationHold {
+    private final Ledger ledger;
+    private final PlacementPolicy policy;
+    private final Nominations nominations;
+
+    public NominationHold(Ledger ledger, PlacementPolicy policy, Nominations nominations) {
+        this.ledger = ledger;
+        this.policy = policy;
+        this.nominations = nominations;
+    }
+
+    /** True while some pod is nominated somewhere: only then is there anything to hold. */
+    public boolean active() { return nominations.any(); }
+
+    /** Why {@code pod} may not have {@code node} now, or null when it may. */
+    String refusal(PodInfo pod, GpuDemand demand, String node) {
+        // a pod the informer has not seen yet counts as lowest: its room is the one given up, never a nominee's
+        int priority = nominations.priority(pod.key(), pod.uid()).orElse(Integer.MIN_VALUE);
+        List<Nominee> held = nominations.heldAgainst(node, pod.key(), priority);
+        if (held.isEmpty()) return null;
+        NodeState s = ledger.node(node);
+        if (s == null) return null;
+        return NominatedHold.evaluate(s, held, demand, policy) instanceof Evaluation.Unfit u ? u.reason() : null;
+    }
+
+    /** {@code a} with the kept nodes whose room is held for a nominee moved to the failed nodes. */
+    public Verbs.FilterAnswer apply(PodInfo pod, GpuDemand demand, Verbs.FilterAnswer a) {
+        List<String> fits = null;
+        Map<String, String> failed = null;
+        for (String node : nominations.nodes()) {
+            if (!a.fits().contains(node)) continue;
+            String why = refusal(pod, demand, node);
+            if (why == null) continue;
+            if (fits == null) { fits = new ArrayList<>(a.fits()); failed = new HashMap<>(a.failed()); }
+            fits.remove(node);
+            failed.put(node, why);
+        }
+        return fits == null ? a : new Verbs.FilterAnswer(fits, failed, a.unresolvable(), a.error());
+    }
+
+    /** The same over names held as positions in {@code buf}. */
+    public Verbs.IndexedFilterAnswer apply(PodInfo pod, GpuDemand demand, Verbs.IndexedFilterAnswer a, byte[] buf, int[] off, int[] len) {
+        int[] fits = a.fits();
+        int count = a.fitCount();
+        Map<String, String> failed = null;
+        for (String node : nominations.nodes()) {
+            byte[] name = node.getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i < count; i++) {
+                int at = fits[i];
+                if (len[at] != name.length || !Arrays.equals(buf, off[at], off[at] + len[at], name, 0, name.length)) continue;
+                String why = refusal(pod, demand, node);
+                if (why != null) {
+                    if (failed == null) { failed = new HashMap<>(a.failed()); fits = fits.clone(); }
+                    failed.put(node, why);
+                    System.arraycopy(fits, i + 1, fits, i, count - i - 1);
+                    count--;
+                }
+                break;
+            }
+        }
+        return failed == null ? a : new Verbs.IndexedFilterAnswer(fits, count, failed, a.unresolvable(), a.error());
+    }
+}
