@@ -7,9 +7,12 @@ import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.core.policy.SpreadPolicy;
+import io.mpshare.scheduler.bind.BindChecks;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.Fabric8PodApi;
 import io.mpshare.scheduler.cluster.ClusterView;
+import io.mpshare.scheduler.cluster.FailedBinds;
+import io.mpshare.scheduler.cluster.StaleRoomCheck;
 import io.mpshare.scheduler.http.ExtenderHttpServer;
 import io.mpshare.scheduler.http.Inspect;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
@@ -32,15 +35,23 @@ public final class SchedulerExtender implements AutoCloseable {
     private final ClusterView view;
     private final ExtenderHttpServer http;
     private final ScheduledExecutorService timers;
+    private final PipelineHolds holds;
+    private final Duration holdTtl;
 
     public SchedulerExtender(ExtenderConfig config, KubernetesClient client, PlacementPolicy policy, InstantSource clock, String version) throws IOException {
         this.ledger = new Ledger(clock, config.assumeTtl());
-        var verbs = new Verbs(new PlacementEngine(ledger, policy), new DemandResolver(config.reserveMib()), config.unit());
-        var binder = new Binder(ledger, verbs, new Fabric8PodApi(client, Duration.ofSeconds(30)), config.bindAttempts());
+        var engine = new PlacementEngine(ledger, policy);
+        this.holds = new PipelineHolds(engine, clock, config.holdTtl());
+        var verbs = new Verbs(engine, new DemandResolver(config.reserveMib()), config.unit(), holds);
+        var failedBinds = new FailedBinds();
+        var binder = new Binder(ledger, verbs, new Fabric8PodApi(client, Duration.ofSeconds(30)), config.bindAttempts(),
+                new BindChecks(config.schedulerNames()), failedBinds);
         this.timers = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("extender-expiry").daemon(true).factory());
         java.util.function.BiConsumer<io.mpshare.core.model.PodKey, io.mpshare.core.model.GpuDemand> seen = (k, d) -> { };
         if (policy instanceof LearnedFragmentationPolicy learned) seen = learned::observe; // the default policy learns its task mix
-        this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod(), seen);
+        this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod(), seen, failedBinds);
+        var recheck = new StaleRoomCheck(ledger, node -> client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems(),
+                clock, config.recheckNodes(), Duration.ofSeconds(1));
         var metrics = new ExtenderMetrics(ledger);
         // preemption: priorities and nominated pods from the pod informer, victims per GPU, nominees' room held in filter
         var nominations = new io.mpshare.scheduler.preempt.Nominations(verbs.resolver(), config.unit());
@@ -48,7 +59,8 @@ public final class SchedulerExtender implements AutoCloseable {
         this.http = new ExtenderHttpServer(new InetSocketAddress(config.port()), config.httpThreads(), verbs, binder,
                 new Inspect(ledger), metrics, view::ready, version,
                 new io.mpshare.scheduler.preempt.PreemptVerb(ledger, verbs, nominations),
-                new io.mpshare.scheduler.preempt.NominationHold(ledger, policy, nominations));
+                new io.mpshare.scheduler.preempt.NominationHold(ledger, policy, nominations), config.http(), recheck);
+        this.holdTtl = config.holdTtl();
     }
 
     /** The default placement policy's name: fragmentation gradient descent with a learned task mix (docs/extender.md). */
@@ -68,6 +80,10 @@ public final class SchedulerExtender implements AutoCloseable {
     public void start(Duration syncTimeout) throws TimeoutException, InterruptedException {
         http.start();
         view.start(syncTimeout);
+        if (holds.enabled()) { // unclaimed holds (a pod kube-scheduler did not bind after all) go back after their TTL
+            long every = Math.max(100, holdTtl.toMillis() / 4);
+            timers.scheduleWithFixedDelay(holds::expire, every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
     }
 
     public int port() { return http.port(); }

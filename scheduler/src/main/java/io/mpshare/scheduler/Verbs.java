@@ -21,12 +21,22 @@ public final class Verbs {
     private final PlacementEngine engine;
     private final DemandResolver resolver;
     private final MemoryUnit unit;
+    private final PipelineHolds holds;
 
+    /** Verbs without pipelining holds (the simulator, benchmarks of the filter alone). */
     public Verbs(PlacementEngine engine, DemandResolver resolver, MemoryUnit unit) {
+        this(engine, resolver, unit, new PipelineHolds(engine, engine.ledger().clock(), java.time.Duration.ZERO));
+    }
+
+    /** @param holds where prioritize holds the room of the node it ranks first until the pod's bind */
+    public Verbs(PlacementEngine engine, DemandResolver resolver, MemoryUnit unit, PipelineHolds holds) {
         this.engine = engine;
         this.resolver = resolver;
         this.unit = unit;
+        this.holds = holds;
     }
+
+    public PipelineHolds holds() { return holds; }
 
     public PlacementEngine engine() { return engine; }
     public DemandResolver resolver() { return resolver; }
@@ -68,7 +78,7 @@ public final class Verbs {
             case Need.None n -> new FilterAnswer(nodeNames, Map.of(), Map.of(), "");
             case Need.Bad b -> FilterAnswer.error(b.reason());
             case Need.Gpu g -> {
-                FilterOutcome o = engine.filter(g.demand(), nodeNames);
+                FilterOutcome o = engine.filter(g.demand(), nodeNames, g.pod().key());
                 yield new FilterAnswer(o.fits(), o.failed(), o.unresolvable(), "");
             }
         };
@@ -89,7 +99,7 @@ public final class Verbs {
             }
             case Need.Bad b -> new IndexedFilterAnswer(new int[0], 0, Map.of(), Map.of(), b.reason());
             case Need.Gpu g -> {
-                PlacementEngine.IndexedOutcome o = engine.filter(g.demand(), buf, off, len, hashes, count);
+                PlacementEngine.IndexedOutcome o = engine.filter(g.demand(), buf, off, len, hashes, count, g.pod().key());
                 yield new IndexedFilterAnswer(o.fits(), o.fitCount(), o.failed(), o.unresolvable(), "");
             }
         };
@@ -97,7 +107,12 @@ public final class Verbs {
 
     public record PrioritizeAnswer(List<NodeScore> scores, String error) {}
 
-    /** Scores 0..10; a pod without GPU demand scores every node 0, so other priorities decide. */
+    /**
+     * Scores 0..10; a pod without GPU demand scores every node 0, so other priorities decide. With holds on,
+     * the first node with the top score keeps 10, the others that tied drop to 9 (so kube-scheduler's pick
+     * follows ours unless another priority outweighs a point), and the pod's room there is held until its
+     * bind ({@link PipelineHolds}).
+     */
     public PrioritizeAnswer prioritize(PodFacts facts, List<String> nodeNames) {
         return switch (need(facts)) {
             case Need.None n -> {
@@ -106,7 +121,20 @@ public final class Verbs {
                 yield new PrioritizeAnswer(zero, "");
             }
             case Need.Bad b -> new PrioritizeAnswer(List.of(), b.reason());
-            case Need.Gpu g -> new PrioritizeAnswer(engine.prioritize(g.demand(), nodeNames), "");
+            case Need.Gpu g -> new PrioritizeAnswer(holding(g, engine.prioritize(g.demand(), nodeNames, g.pod().key())), "");
         };
+    }
+
+    private List<NodeScore> holding(Need.Gpu g, List<NodeScore> scores) {
+        if (!holds.enabled()) return scores;
+        String top = null;
+        List<NodeScore> out = new ArrayList<>(scores.size());
+        for (NodeScore s : scores) {
+            if (s.score() < PlacementEngine.MAX_SCORE) { out.add(s); continue; }
+            if (top == null) { top = s.node(); out.add(s); }
+            else out.add(new NodeScore(s.node(), PlacementEngine.MAX_SCORE - 1));
+        }
+        holds.hold(g.pod(), g.demand(), top);
+        return out;
     }
 }

@@ -150,6 +150,9 @@ public final class NodeState {
     /** Free memory summed over healthy GPUs, each counted from 0 (an over-booked GPU adds nothing). */
     public long usableFreeMib() { return usableFreeMib; }
     public Map<PodKey, Allocation> pods() { return pods; }
+
+    /** This node as it would be without {@code pod}'s booking (itself when the pod has none here). */
+    public NodeState exceptPod(PodKey pod) { return pods.containsKey(pod) ? without(pod) : this; }
     /** Known Linux UIDs of the node's booked pods, with how many pods run as each. */
     public Map<Long, Integer> uids() { return uids; }
 

@@ -30,35 +30,56 @@ public final class Fitting {
         return bigEnough < d.gpuCount() ? -1 : k;
     }
 
-    /** A short reason a person can act on, for a node where {@link #candidates} found too few GPUs. */
+    /**
+     * A short reason a person can act on, for a node where {@link #candidates} found too few GPUs.
+     *
+     * <p>kube-scheduler groups identical reasons as "N &lt;reason&gt;" in the pod's FailedScheduling event and
+     * passes the whole message through a printf-style format, cut at 1,024 characters. So a reason here never
+     * names its node, never contains a percent sign, and carries only numbers that depend on the pod or on
+     * the GPU model (never on what one node has free now): a cluster yields a handful of distinct reasons
+     * whatever its size (docs/extender.md, "Reasons").
+     */
     public static Evaluation explain(NodeState s, GpuDemand d, int found) {
         String need = needText(d);
         if (s.gpuCount() == 0)
-            return new Evaluation.Unresolvable("node " + s.name() + " has no shared GPUs; pod needs " + need);
+            return new Evaluation.Unresolvable("node publishes no mpshare GPUs (inventory missing or unreadable): check the mpshare device plugin on it; pod needs " + need);
         if (found < 0) {
             long largest = 0;
-            int bigEnough = 0;
-            for (int i = 0; i < s.gpuCount(); i++) {
-                largest = Math.max(largest, s.totalMib(i));
-                if (s.totalMib(i) >= d.chargeMib()) bigEnough++;
-            }
+            for (int i = 0; i < s.gpuCount(); i++) largest = Math.max(largest, s.totalMib(i));
             if (largest >= d.chargeMib())
-                return new Evaluation.Unresolvable("node " + s.name() + " has " + bigEnough + " of " + s.gpuCount()
-                        + " GPU(s) large enough; pod needs " + need);
-            return new Evaluation.Unresolvable("node " + s.name() + ": largest GPU has " + largest + " MiB in all; pod needs " + need);
+                return new Evaluation.Unresolvable("node has fewer than " + d.gpuCount() + " GPUs large enough: ask fewer GPUs ("
+                        + io.mpshare.core.Names.LABEL_GPU_COUNT + ") or less memory; pod needs " + need);
+            return new Evaluation.Unresolvable("no GPU here is large enough, the largest has " + amount(largest)
+                    + " in all: ask less " + io.mpshare.core.Names.RESOURCE_GPU_MEM + "; pod needs " + need);
         }
-        int best = -1;
-        for (int i = 0; i < s.gpuCount(); i++) if (s.usable(i) && (best < 0 || s.freeMib(i) > s.freeMib(best))) best = i;
-        if (best < 0) return new Evaluation.Unfit("node " + s.name() + ": no healthy GPU (MPS daemon down or Xid); pod needs " + need);
-        return new Evaluation.Unfit("node " + s.name() + ": " + found + " GPU(s) with room, most free is GPU " + s.gpuIndex(best)
-                + " with " + s.freeMib(best) + " MiB and " + s.freeCore(best) + "% cores free of " + s.totalMib(best) + " MiB; pod needs " + need);
+        int healthy = 0, withMem = 0;
+        long mib = d.chargeMib();
+        for (int i = 0; i < s.gpuCount(); i++) {
+            if (!s.usable(i)) continue;
+            healthy++;
+            if (s.freeMib(i) >= mib) withMem++;
+        }
+        if (healthy == 0) return new Evaluation.Unfit("no healthy GPU now (MPS daemon down or Xid): it may recover, else check the node's device plugin; pod needs " + need);
+        String gpus = d.gpuCount() == 1 ? "no GPU has" : "fewer than " + d.gpuCount() + " GPUs have";
+        if (withMem < d.gpuCount())
+            return new Evaluation.Unfit("not enough free GPU memory now: " + gpus + " " + amount(mib)
+                    + " free; wait for pods to finish or ask less " + io.mpshare.core.Names.RESOURCE_GPU_MEM + "; pod needs " + need);
+        return new Evaluation.Unfit("not enough free GPU cores now: " + gpus + " " + amount(mib) + " and " + d.chargeCore()
+                + " percent of the cores free; wait for pods to finish or ask less " + io.mpshare.core.Names.RESOURCE_GPU_CORE + "; pod needs " + need);
     }
 
+    /** What the pod needs on each GPU, in words (no node in it; no percent sign). */
     static String needText(GpuDemand d) {
-        String mem = d.chargeMib() + " MiB (" + d.requestedMibPerGpu() + " MiB asked + " + d.reserveMib()
-                + " MiB CUDA context reserve per container)";
-        String core = d.chargeCore() > 0 ? " and " + d.chargeCore() + "% cores" : "";
+        String mem = amount(d.chargeMib()) + " (" + amount(d.requestedMibPerGpu()) + " asked + " + amount(d.reserveMib())
+                + " CUDA context reserve per container)";
+        String core = d.chargeCore() > 0 ? " and " + d.chargeCore() + " percent of the cores" : "";
         return mem + core + (d.gpuCount() > 1 ? " on each of " + d.gpuCount() + " GPUs" : " on one GPU");
+    }
+
+    /** MiB in words: whole or half GiB as GiB (7.5 GiB), else MiB. */
+    public static String amount(long mib) {
+        if (mib >= 1024 && mib % 512 == 0) return (mib % 1024 == 0 ? Long.toString(mib / 1024) : (mib / 1024) + ".5") + " GiB";
+        return mib + " MiB";
     }
 
     /**
@@ -70,8 +91,8 @@ public final class Fitting {
         long uid = d.runAsUser().getAsLong();
         for (Map.Entry<Long, Integer> e : s.uids().entrySet()) {
             if (e.getKey() != uid)
-                return "node " + s.name() + ": its MPS daemon serves pods running as UID " + e.getKey()
-                        + " and MPS runs one UID at a time; pod runs as UID " + uid;
+                return "its MPS daemon serves pods running as another UID (MPS serves one UID at a time): run the pod as that UID"
+                        + " or wait for those pods to finish; pod runs as UID " + uid;
         }
         return null;
     }

@@ -206,7 +206,7 @@ public final class FragmentationPolicy implements PlacementPolicy {
      */
     public Evaluation evaluate(NodeState s, GpuDemand d, long cpuLeft, long podCpu, long memLeft, long podMem) {
         int n = s.gpuCount();
-        if (n > MAX_GPUS) return new Evaluation.Unresolvable("node " + s.name() + " has " + n + " GPUs; at most " + MAX_GPUS + " are supported");
+        if (n > MAX_GPUS) return new Evaluation.Unresolvable("node has more than " + MAX_GPUS + " GPUs, which the fragmentation policy does not support: use --policy=binpack");
         Scratch x = SCRATCH.get();
         int[] cand = x.cand, before = x.before;
         int found = Fitting.candidates(s, d, cand);

@@ -111,10 +111,64 @@ public final class PlacementEngine {
         return new IndexedOutcome(fits, m, failed, unresolvable);
     }
 
+    /** The reason for a node the ledger does not know (the same words for every such node, so kube-scheduler groups them). */
+    public static final String NO_INVENTORY = "node publishes no mpshare GPU inventory: label it " + io.mpshare.core.Names.NODE_LABEL_SCHEDULE + "="
+            + io.mpshare.core.Names.NODE_LABEL_SCHEDULE_MPS + " and run the mpshare device plugin there, or keep the pod off it";
+
+    /**
+     * {@link #filter(GpuDemand, byte[], int[], int[], int[], int)} for the pod {@code self}: its own booking (a
+     * pipelining hold, or an assumption left by an interrupted bind) never counts against it, so the one node
+     * that holds it is judged as if the booking were not there.
+     */
+    public IndexedOutcome filter(GpuDemand d, byte[] buf, int[] off, int[] len, int[] hashes, int count, PodKey self) {
+        IndexedOutcome o = filter(d, buf, off, len, hashes, count);
+        String own = ownNodeRefused(self, d, o.failed(), o.unresolvable());
+        if (own == null) return o;
+        byte[] nb = own.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < count; i++) {
+            if (len[i] != nb.length || !java.util.Arrays.equals(buf, off[i], off[i] + len[i], nb, 0, nb.length)) continue;
+            int[] fits = o.fits();
+            int at = o.fitCount();
+            while (at > 0 && fits[at - 1] > i) { fits[at] = fits[at - 1]; at--; }
+            fits[at] = i;
+            return new IndexedOutcome(fits, o.fitCount() + 1, o.failed(), o.unresolvable());
+        }
+        return o;
+    }
+
+    /** {@link #filter(GpuDemand, List)} for the pod {@code self}, its own booking not counted (as above). */
+    public FilterOutcome filter(GpuDemand d, List<String> nodeNames, PodKey self) {
+        FilterOutcome o = filter(d, nodeNames);
+        String own = ownNodeRefused(self, d, o.failed(), o.unresolvable());
+        if (own == null) return o;
+        List<String> fits = new ArrayList<>(o.fits().size() + 1);
+        for (String n : nodeNames) if (n.equals(own) || o.fits().contains(n)) fits.add(n);
+        return new FilterOutcome(fits, o.failed(), o.unresolvable());
+    }
+
+    /**
+     * The node of {@code self}'s booking when the filter refused it but it fits once the booking is left out;
+     * then removed from the refusal maps. Null otherwise (the common case: one map lookup).
+     */
+    private String ownNodeRefused(PodKey self, GpuDemand d, Map<String, String> failed, Map<String, String> unresolvable) {
+        if (self == null) return null;
+        var own = ledger.allocation(self);
+        if (own.isEmpty()) return null;
+        String node = own.get().node();
+        if (!failed.containsKey(node) && !unresolvable.containsKey(node)) return null;
+        NodeState s = ledger.node(node);
+        if (s == null) return null;
+        NodeState base = s.exceptPod(self);
+        if (!policy.fits(base, d) && !(policy.evaluate(base, d) instanceof Evaluation.Fits)) return null;
+        failed.remove(node);
+        unresolvable.remove(node);
+        return node;
+    }
+
     /** One node the fast path did not keep: the policy's own answer on its snapshot, with the reason. */
     private void judge(String name, NodeState s, GpuDemand d, List<String> fits, Map<String, String> failed, Map<String, String> unresolvable) {
         if (s == null) {
-            unresolvable.put(name, "node " + name + " publishes no mpshare GPU inventory (not labelled ack.node.gpu.schedule=mps, or its device plugin is not running)");
+            unresolvable.put(name, NO_INVENTORY);
             return;
         }
         if (policy.fits(s, d)) { fits.add(name); return; } // fast path: no reason needed
@@ -140,8 +194,13 @@ public final class PlacementEngine {
     public record NodeScore(String node, int score) {}
 
     /** Scores each node 0..{@link #MAX_SCORE} (min-max over the nodes that fit; nodes that don't fit score 0). */
-    public List<NodeScore> prioritize(GpuDemand d, List<String> nodeNames) {
+    public List<NodeScore> prioritize(GpuDemand d, List<String> nodeNames) { return prioritize(d, nodeNames, null); }
+
+    /** The same for the pod {@code self}: its own booking does not count against it (null: no pod to leave out). */
+    public List<NodeScore> prioritize(GpuDemand d, List<String> nodeNames, PodKey self) {
         NodeState[] states = snapshots(nodeNames);
+        String own = self == null ? null : ledger.allocation(self).map(io.mpshare.core.ledger.Allocation::node).orElse(null);
+        if (own != null) for (int i = 0; i < states.length; i++) if (states[i] != null && own.equals(nodeNames.get(i))) states[i] = states[i].exceptPod(self);
         long[] raw = new long[states.length];
         long min = Long.MAX_VALUE, max = Long.MIN_VALUE;
         for (int i = 0; i < raw.length; i++) {

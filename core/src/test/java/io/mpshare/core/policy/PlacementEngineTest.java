@@ -2,6 +2,7 @@ package io.mpshare.core.policy;
 
 import io.mpshare.core.ledger.AssumeResult;
 import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.model.PodKey;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -31,10 +32,28 @@ class PlacementEngineTest {
 
         assertThat(out.fits()).containsExactly("tight", "half", "empty");
         assertThat(out.failed()).containsOnlyKeys("full");
-        assertThat(out.failed().get("full")).contains("most free is GPU 0 with 0 MiB", "pod needs 7680 MiB");
+        assertThat(out.failed().get("full")).contains("no GPU has 7.5 GiB free", "pod needs 7.5 GiB");
         assertThat(out.unresolvable()).containsOnlyKeys("small", "unknown");
-        assertThat(out.unresolvable().get("small")).contains("largest GPU has 4096 MiB");
-        assertThat(out.unresolvable().get("unknown")).contains("publishes no mpshare GPU inventory");
+        assertThat(out.unresolvable().get("small")).contains("the largest has 4 GiB in all");
+        assertThat(out.unresolvable().get("unknown")).isEqualTo(PlacementEngine.NO_INVENTORY);
+    }
+
+    /** Regression (issue 12, item 11): a booking the pod itself holds (an interrupted bind) never refuses the pod. */
+    @Test
+    void filter_ownBookingFillsNode_nodeKeptForThatPodOnly() {
+        var own = PodKey.of("default", "f");   // "full" is full because of the pod "f" itself
+        var d = ledger.allocation(own).orElseThrow().demand();
+        byte[] buf = "fullempty".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int[] off = {0, 4}, len = {4, 5};
+
+        var forItself = binpack.filter(d, buf, off, len, null, 2, own);
+        var forOther = binpack.filter(d, buf, off, len, null, 2, PodKey.of("default", "other"));
+
+        assertThat(java.util.Arrays.copyOf(forItself.fits(), forItself.fitCount())).containsExactly(0, 1);
+        assertThat(forItself.failed()).isEmpty();
+        assertThat(java.util.Arrays.copyOf(forOther.fits(), forOther.fitCount())).containsExactly(1);
+        assertThat(binpack.filter(d, List.of("full", "empty"), own).fits()).containsExactly("full", "empty");
+        assertThat(binpack.prioritize(d, List.of("full", "empty"), own)).allSatisfy(sc -> assertThat(sc.score()).isPositive());
     }
 
     @Test

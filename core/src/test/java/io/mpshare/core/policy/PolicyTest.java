@@ -73,21 +73,21 @@ class PolicyTest {
     /** node GPUs, booked MiB, demand → Unfit or Unresolvable, and what the reason must say. */
     static Stream<Arguments> refusals() {
         return Stream.of(
-                argumentSet("no GPU has room: says the most free GPU and the need", sizes(H200_MIB, H200_MIB),
+                argumentSet("no GPU has room: says memory is short and the need", sizes(H200_MIB, H200_MIB),
                         used(140 * G, 137 * G), gib(7), Evaluation.Unfit.class,
-                        List.of("node n", "0 GPU(s) with room", "most free is GPU 1 with 3483 MiB", "100% cores free of 143771 MiB",
-                                "pod needs 7680 MiB (7168 MiB asked + 512 MiB CUDA context reserve per container) on one GPU")),
+                        List.of("not enough free GPU memory now: no GPU has 7.5 GiB free", "ask less aliyun.com/gpu-mem",
+                                "pod needs 7.5 GiB (7 GiB asked + 512 MiB CUDA context reserve per container) on one GPU")),
                 argumentSet("one GPU with room but two asked", sizes(H200_MIB, H200_MIB),
                         used(140 * G, 0), demand(14 * G, 0, 2), Evaluation.Unfit.class,
-                        List.of("1 GPU(s) with room", "most free is GPU 1 with 143771 MiB", "on each of 2 GPUs")),
+                        List.of("fewer than 2 GPUs have 7.5 GiB free", "on each of 2 GPUs")),
                 argumentSet("pod larger than any GPU", sizes(24_576, 81_920), used(0, 0), gib(100), Evaluation.Unresolvable.class,
-                        List.of("largest GPU has 81920 MiB in all", "pod needs 102912 MiB")),
+                        List.of("no GPU here is large enough, the largest has 80 GiB in all", "pod needs 100.5 GiB")),
                 argumentSet("fewer GPUs than gpu-count", sizes(H200_MIB), used(0), demand(2 * G, 0, 2), Evaluation.Unresolvable.class,
-                        List.of("1 of 1 GPU(s) large enough", "on each of 2 GPUs")),
+                        List.of("fewer than 2 GPUs large enough", "ask fewer GPUs (aliyun.com/gpu-count)", "on each of 2 GPUs")),
                 argumentSet("only one GPU large enough for two", sizes(24_576, H200_MIB), used(0, 0), demand(60 * G, 0, 2),
-                        Evaluation.Unresolvable.class, List.of("1 of 2 GPU(s) large enough", "30720 MiB")),
+                        Evaluation.Unresolvable.class, List.of("fewer than 2 GPUs large enough", "30.5 GiB")),
                 argumentSet("node without GPUs", sizes(), used(), gib(1), Evaluation.Unresolvable.class,
-                        List.of("has no shared GPUs")));
+                        List.of("publishes no mpshare GPUs", "check the mpshare device plugin")));
     }
 
     @ParameterizedTest
@@ -100,6 +100,32 @@ class PolicyTest {
             String reason = e instanceof Evaluation.Unfit u ? u.reason() : ((Evaluation.Unresolvable) e).reason();
             for (String f : fragments) assertThat(reason).as(p.name()).contains(f);
         }
+    }
+
+    @Test
+    void evaluate_memoryFreeCoresTaken_reasonSaysCores() {
+        Ledger l = ledger(h200s("n", 1));
+        l.assume(key("busy"), "", "n", demand(1024, 80, 1), new BinpackPolicy());
+        var e = (Evaluation.Unfit) new BinpackPolicy().evaluate(l.node("n"), demand(7 * G, 50, 1));
+        assertThat(e.reason()).contains("not enough free GPU cores now", "50 percent of the cores", "ask less aliyun.com/gpu-core.percentage");
+    }
+
+    /**
+     * Regression (issue 12): kube-scheduler groups reasons as "N reason" and formats the message printf-style, cut at
+     * 1,024 characters. Over many nodes with every amount free, the reasons must be few, free of '%' and of node names.
+     */
+    @Test
+    void explain_manyNodesEveryAmountFree_fewReasonsNoPercentNoNodeName() {
+        var reasons = new java.util.TreeSet<String>();
+        var d = demand(7 * G, 30, 1);
+        for (int n = 0; n < 300; n++) {
+            Ledger l = ledger(h200s("node-" + n, 8));
+            for (int g = 0; g < 8; g++) l.assume(key("p" + g), "", "node-" + n, demand(139 * G - (n * 7L + g) % 9 * 256, (n + g) % 90, 1), new BinpackPolicy());
+            Evaluation e = new BinpackPolicy().evaluate(l.node("node-" + n), d);
+            if (e instanceof Evaluation.Unfit u) reasons.add(u.reason());
+        }
+        assertThat(reasons).isNotEmpty().hasSizeLessThanOrEqualTo(2);
+        assertThat(String.join(", ", reasons)).doesNotContain("%", "node-").hasSizeLessThan(700);
     }
 
     @Test
@@ -166,7 +192,7 @@ class PolicyTest {
             assertThat(e instanceof Evaluation.Fits).as(p.name()).isEqualTo(fits);
             assertThat(p.fits(l.node("n"), demand(1024, 0, 1, podUid))).as(p.name() + " fits").isEqualTo(fits);
             assertThat(p.score(l.node("n"), demand(1024, 0, 1, podUid)) != PlacementPolicy.NO_FIT).as(p.name() + " score").isEqualTo(fits);
-            if (!fits) assertThat(((Evaluation.Unfit) e).reason()).contains("UID 1000", "pod runs as UID 2000", "one UID at a time");
+            if (!fits) assertThat(((Evaluation.Unfit) e).reason()).contains("another UID", "pod runs as UID 2000", "one UID at a time").doesNotContain("1000");
         }
     }
 

@@ -9,8 +9,8 @@ import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.PodKey;
-import io.mpshare.scheduler.PodFacts;
 import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.cluster.FailedBinds;
 import io.mpshare.scheduler.cluster.PodTranslator;
 
 import java.lang.System.Logger.Level;
@@ -23,18 +23,24 @@ import java.util.Optional;
  *
  * <p>Implementation notes.
  * <ul>
- * <li>Order: read the pod → resolve its demand → {@code assume} in the ledger (the policy picks the GPUs,
- *     fit check and booking are one atomic step per node) → PATCH the allocation annotations with the
- *     pod's resourceVersion → POST the Binding → {@code confirmBound}. Annotation first: the device plugin
- *     must find the allocation the moment kubelet sees the pod, and a pod annotated but not bound is
- *     harmless (it is re-placed and its stale booking expires), while a pod bound without annotation
- *     would start on a GPU nobody chose (docs/decisions/bind-order.md).</li>
+ * <li>Order: claim the pod's pipelining hold → read the pod → refuse pods of another scheduler or with no GPU
+ *     demand → resolve its demand → {@code assume} in the ledger (the hold's GPUs when kube-scheduler chose
+ *     the held node, else the policy picks; fit check and booking are one atomic step per node) → PATCH the
+ *     allocation annotations with the pod's resourceVersion → POST the Binding → {@code confirmBound}.
+ *     Annotation first: the device plugin must find the allocation the moment kubelet sees the pod
+ *     (docs/decisions/bind-order.md).</li>
  * <li>Concurrency: no lock is held across API calls. Concurrent binds to one node are safe because the
  *     ledger's assume checks and books under the node's entry; two binds of the same pod meet in the
- *     ledger (AlreadyPlaced) and at the API server (the second Binding answers 409, read as success when
- *     the pod is on the asked node).</li>
- * <li>Failure: anything after a successful assume that does not end bound releases the booking this call
- *     made (only if it is still the one it made) and removes the annotations on a best-effort basis.</li>
+ *     ledger (AlreadyPlaced) and at the API server (the second Binding answers 409).</li>
+ * <li>Binding failures: the pod is read back before anything is undone. Bound to the asked node (a 409 of a
+ *     retry, or a timeout after the Binding landed): success, nothing rolled back. Still pending: the booking
+ *     this call owns (made now, or the claimed hold) is released at once and recorded in {@link FailedBinds}
+ *     so the annotation's echo through the informer does not restore it; the annotations are removed. Not
+ *     readable: the room is released, the annotations kept (if the Binding did land, the watch restores the
+ *     booking as BOUND from them).</li>
+ * <li>An ASSUMED booking this call does not own (restored from the annotation of a bind interrupted between
+ *     PATCH and Binding) is reused when it names the asked node; the pod's filter never counts it against
+ *     the pod, so it cannot keep its own pod pending.</li>
  * <li>Retry: a 409 on the PATCH means the pod changed under us; the pod is read again and the PATCH
  *     retried, at most {@code attempts} times in all.</li>
  * </ul>
@@ -47,19 +53,29 @@ public final class Binder {
     private final Verbs verbs;
     private final PodApi api;
     private final int attempts;
+    private final BindChecks checks;
+    private final FailedBinds failedBinds;
 
     public Binder(Ledger ledger, Verbs verbs, PodApi api, int attempts) {
+        this(ledger, verbs, api, attempts, BindChecks.any(), new FailedBinds());
+    }
+
+    public Binder(Ledger ledger, Verbs verbs, PodApi api, int attempts, BindChecks checks, FailedBinds failedBinds) {
         this.ledger = ledger;
         this.verbs = verbs;
         this.api = api;
         this.attempts = attempts;
+        this.checks = checks;
+        this.failedBinds = failedBinds;
     }
 
     public BindOutcome bind(String namespace, String name, String uid, String node) {
         PodKey key;
         try { key = PodKey.of(namespace == null ? "" : namespace, name); }
         catch (RuntimeException e) { return new BindOutcome.Failed("bad_request", "the bind request names no pod"); }
-        BindOutcome out = attempt(key, uid == null ? "" : uid, node);
+        if (node == null || node.isEmpty()) return new BindOutcome.Failed("bad_request", "the bind request for pod " + key + " names no Node");
+        Allocation held = verbs.holds().claim(key) ? ledger.allocation(key).filter(a -> a.phase() == Phase.ASSUMED).orElse(null) : null;
+        BindOutcome out = attempt(key, uid == null ? "" : uid, node, held);
         switch (out) {
             case BindOutcome.Bound b when b.allocation() != null -> LOG.log(Level.INFO, "bind pod={0} node={1} gpus={2} mib={3} outcome={4}",
                     key, node, b.allocation().gpuIndices(), Long.toString(b.allocation().demand().chargeMib()), b.already() ? "already-bound" : "bound");
@@ -69,34 +85,22 @@ public final class Binder {
         return out;
     }
 
-    private BindOutcome attempt(PodKey key, String uid, String node) {
-        Allocation mine = null; // the booking this call made, to roll back
+    /** @param held the pod's pipelining hold this bind claimed (it owns that booking), or null */
+    private BindOutcome attempt(PodKey key, String uid, String node, Allocation held) {
+        Allocation mine = held; // the booking this call owns, to release on failure
         try {
             for (int i = 1; ; i++) {
                 Pod pod = api.get(key);
-                if (pod == null) return release(mine, new BindOutcome.Failed("pod_not_found", "pod " + key + " does not exist (deleted while it was being scheduled?)"));
+                BindOutcome early = preflight(key, uid, node, pod);
+                if (early instanceof BindOutcome.Failed f) return release(mine, f);
+                if (early != null) return early;
                 String podUid = PodTranslator.uid(pod);
-                if (!uid.isEmpty() && !podUid.isEmpty() && !uid.equals(podUid))
-                    return release(mine, new BindOutcome.Failed("uid_mismatch", "pod " + key + " now has UID " + podUid + ", not " + uid
-                            + ": it was deleted and created again; kube-scheduler will schedule the new one"));
-                String boundTo = PodTranslator.nodeName(pod);
-                if (boundTo != null) {
-                    if (!boundTo.equals(node)) return release(mine, new BindOutcome.Failed("bound_elsewhere", "pod " + key + " is already bound to node " + boundTo + ", not " + node));
-                    return alreadyBound(key, pod, node);
-                }
-                PodFacts facts = PodTranslator.facts(pod);
-                Verbs.Need need = verbs.need(facts);
-                if (need instanceof Verbs.Need.Bad b) return release(mine, new BindOutcome.Failed("bad_pod", b.reason()));
-                if (need instanceof Verbs.Need.None) {
-                    api.bind(key, podUid, node);
-                    return new BindOutcome.Bound(null, false);
-                }
-                var g = (Verbs.Need.Gpu) need;
+                var g = (Verbs.Need.Gpu) verbs.need(PodTranslator.facts(pod));
                 Allocation booked;
                 switch (verbs.engine().assume(key, podUid, node, g.demand())) {
                     case AssumeResult.Assumed a -> { booked = a.allocation(); mine = booked; }
-                    case AssumeResult.AlreadyPlaced a -> booked = a.allocation();
-                    case AssumeResult.Rejected r -> { return release(mine, new BindOutcome.Failed("no_room", r.reason())); }
+                    case AssumeResult.AlreadyPlaced a -> { booked = a.allocation(); if (held != null && held.samePlacement(booked)) mine = booked; }
+                    case AssumeResult.Rejected r -> { return release(mine, new BindOutcome.Failed("no_room", "node " + node + ": " + r.reason())); }
                 }
                 try {
                     api.patchAnnotations(key, pod.getMetadata().getResourceVersion(), AllocationCodec.encode(booked, verbs.unit()));
@@ -111,19 +115,9 @@ public final class Binder {
                 try {
                     api.bind(key, podUid, node);
                 } catch (PodApi.Failure f) {
-                    if (f.conflict()) {
-                        Pod now = api.get(key);
-                        if (now != null && node.equals(PodTranslator.nodeName(now))) {
-                            ledger.confirmBound(key, node);
-                            return new BindOutcome.Bound(booked, true);
-                        }
-                    }
-                    if (mine != null) unannotate(key);
-                    return release(mine, new BindOutcome.Failed("api_error", f.getMessage()));
+                    return afterBindingFailed(key, node, booked, mine, f);
                 }
-                if (!ledger.confirmBound(key, node))
-                    LOG.log(Level.WARNING, "bind pod={0} node={1}: bound, but the ledger no longer holds its booking there; the pod watch will restore it", key, node);
-                return new BindOutcome.Bound(booked.withPhase(Phase.BOUND), false);
+                return confirmed(key, node, booked, false);
             }
         } catch (PodApi.Failure f) {
             return release(mine, new BindOutcome.Failed("api_error", f.getMessage()));
@@ -131,6 +125,54 @@ public final class Binder {
             LOG.log(Level.ERROR, "bind pod=" + key + " node=" + node + " failed unexpectedly", e);
             return release(mine, new BindOutcome.Failed("internal", "bind of pod " + key + " failed: " + e));
         }
+    }
+
+    /** The checks before booking: a failure, an answer for a pod already bound, or null to go on. */
+    private BindOutcome preflight(PodKey key, String uid, String node, Pod pod) {
+        if (pod == null) return new BindOutcome.Failed("pod_not_found", "pod " + key + " does not exist (deleted while it was being scheduled?)");
+        String podUid = PodTranslator.uid(pod);
+        if (!uid.isEmpty() && !podUid.isEmpty() && !uid.equals(podUid))
+            return new BindOutcome.Failed("uid_mismatch", "pod " + key + " now has UID " + podUid + ", not " + uid
+                    + ": it was deleted and created again; kube-scheduler will schedule the new one");
+        String other = checks.otherScheduler(key, pod);
+        if (other != null) return new BindOutcome.Failed("not_ours", other);
+        String boundTo = PodTranslator.nodeName(pod);
+        if (boundTo != null) {
+            if (!boundTo.equals(node)) return new BindOutcome.Failed("bound_elsewhere", "pod " + key + " is already bound to node " + boundTo + ", not " + node);
+            return alreadyBound(key, pod, node);
+        }
+        return switch (verbs.need(PodTranslator.facts(pod))) {
+            case Verbs.Need.Bad b -> new BindOutcome.Failed("bad_pod", b.reason());
+            case Verbs.Need.None n -> new BindOutcome.Failed("not_ours", BindChecks.noGpu(key));
+            case Verbs.Need.Gpu g -> null;
+        };
+    }
+
+    /**
+     * The Binding call failed: read the pod back before undoing anything. It may have landed (a timeout after
+     * the API server wrote it, or a 409 of our own earlier attempt).
+     */
+    private BindOutcome afterBindingFailed(PodKey key, String node, Allocation booked, Allocation mine, PodApi.Failure f) {
+        Pod now;
+        try {
+            now = api.get(key);
+        } catch (PodApi.Failure again) {
+            return release(mine, new BindOutcome.Failed("api_error", f.getMessage() + "; reading the pod back failed too (" + again.getMessage()
+                    + "), so its annotations are kept: if the Binding landed, the pod watch books it"));
+        }
+        if (now != null && node.equals(PodTranslator.nodeName(now))) return confirmed(key, node, booked, true);
+        if (mine != null && now != null && PodTranslator.nodeName(now) == null) unannotate(key);
+        return release(mine, new BindOutcome.Failed("api_error", f.getMessage()));
+    }
+
+    /** The Binding exists: BOUND in the ledger (restored if something released the booking meanwhile). */
+    private BindOutcome confirmed(PodKey key, String node, Allocation booked, boolean already) {
+        Allocation bound = booked.withPhase(Phase.BOUND);
+        if (!ledger.confirmBound(key, node)) {
+            LOG.log(Level.WARNING, "bind pod={0} node={1}: bound, but the ledger no longer held its booking there; booked again as bound", key, node);
+            ledger.restore(bound);
+        }
+        return new BindOutcome.Bound(bound, already);
     }
 
     /** The pod is on {@code node} already: make sure the ledger knows its allocation, answer success. */
@@ -154,10 +196,14 @@ public final class Binder {
         return new BindOutcome.Bound(null, true);
     }
 
+    /** Frees the booking this call owns at once (and keeps the informer from bringing it back). */
     private BindOutcome release(Allocation mine, BindOutcome.Failed failed) {
         if (mine != null) {
             Optional<Allocation> now = ledger.allocation(mine.pod());
-            if (now.isPresent() && now.get().samePlacement(mine) && now.get().phase() == Phase.ASSUMED) ledger.release(mine.pod());
+            if (now.isPresent() && now.get().samePlacement(mine) && now.get().phase() == Phase.ASSUMED) {
+                ledger.release(mine.pod());
+                failedBinds.released(now.get());
+            }
         }
         return failed;
     }

@@ -64,6 +64,7 @@ public final class ClusterView implements AutoCloseable {
     private final List<ResourceEventHandler<Pod>> podHandlers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private final java.util.function.BiConsumer<PodKey, io.mpshare.core.model.GpuDemand> seen;
+    private final FailedBinds failedBinds;
 
     public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period) {
         this(client, ledger, unit, scheduler, period, (k, d) -> { });
@@ -72,6 +73,13 @@ public final class ClusterView implements AutoCloseable {
     /** @param seen told of every pod seen with a GPU booking and its demand (the default policy learns its task mix from it) */
     public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period,
                        java.util.function.BiConsumer<PodKey, io.mpshare.core.model.GpuDemand> seen) {
+        this(client, ledger, unit, scheduler, period, seen, new FailedBinds());
+    }
+
+    /** @param failedBinds bookings failed binds released: their annotation echoes are not restored */
+    public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period,
+                       java.util.function.BiConsumer<PodKey, io.mpshare.core.model.GpuDemand> seen, FailedBinds failedBinds) {
+        this.failedBinds = java.util.Objects.requireNonNull(failedBinds, "failedBinds");
         this.seen = java.util.Objects.requireNonNull(seen, "seen");
         this.client = client;
         this.ledger = ledger;
@@ -167,6 +175,7 @@ public final class ClusterView implements AutoCloseable {
         switch (AllocationCodec.decode(info, ann, node, s == null ? null : s.inventory(), node != null, unit)) {
             case AllocationCodec.Decoded.Found f -> {
                 Allocation a = f.allocation();
+                if (a.phase() == Phase.ASSUMED && failedBinds.stale(a)) return; // the echo of a bind that failed and released
                 seen.accept(key, a.demand());
                 Optional<Allocation> have = ledger.allocation(key);
                 if (have.isPresent() && have.get().samePlacement(a) && have.get().phase().compareTo(a.phase()) >= 0) return;
@@ -185,6 +194,7 @@ public final class ClusterView implements AutoCloseable {
 
     void forgetPod(Pod p) {
         PodKey key = PodTranslator.key(p);
+        if (!PodTranslator.finished(p)) failedBinds.forget(key);
         Optional<Allocation> have = ledger.allocation(key);
         if (have.isEmpty()) return;
         String uid = PodTranslator.uid(p);
@@ -195,6 +205,7 @@ public final class ClusterView implements AutoCloseable {
 
     /** Releases stale ASSUMED bookings; public so tests can drive it with a fake clock. */
     public List<Allocation> expire() {
+        failedBinds.trim(ledger.clock().instant().minus(FailedBinds.KEEP));
         List<Allocation> gone = ledger.expireAssumed(this::stillWanted);
         for (Allocation a : gone) LOG.log(Level.INFO, "pod={0} node={1} assumed allocation expired", a.pod(), a.node());
         return gone;

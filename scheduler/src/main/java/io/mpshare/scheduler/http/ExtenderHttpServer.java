@@ -2,11 +2,14 @@ package io.mpshare.scheduler.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsExchange;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
 import io.mpshare.core.Names;
 import io.mpshare.scheduler.Verbs;
-import io.mpshare.scheduler.Verbs.FilterAnswer;
-import io.mpshare.scheduler.bind.BindOutcome;
 import io.mpshare.scheduler.bind.Binder;
+import io.mpshare.scheduler.cluster.StaleRoomCheck;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
 import io.mpshare.scheduler.preempt.NominationHold;
 import io.mpshare.scheduler.preempt.PreemptVerb;
@@ -17,7 +20,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
@@ -28,26 +30,27 @@ import java.util.function.BooleanSupplier;
  * {@code healthz}, {@code readyz}, {@code version}, {@code metrics}; all under {@code /mpshare-scheduler}.
  *
  * <p>Every verb answers 200, with failures in {@code Error}: kube-scheduler drops the body of any other
- * status. Bodies are read by {@link WireReader} straight from the socket stream and replies are
- * built in a per-thread buffer so the Content-Length is known (no chunking).
+ * status ({@link VerbCalls} does the verbs). Replies are built in a per-thread buffer so the Content-Length
+ * is known (no chunking).
+ *
+ * <p>Who may call the verbs ({@link HttpOptions}): in bundled mode only callers on loopback (kube-scheduler in
+ * the same pod; no other pod can send from this pod's 127.0.0.1); with TLS only callers whose client
+ * certificate the configured CA signed. A refused caller gets 403; the GET endpoints stay open for probes
+ * and metrics scrapes.
  */
 public final class ExtenderHttpServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ExtenderHttpServer.class.getName());
     private static final String JSON = "application/json";
-    private final Verbs verbs;
-    private final Binder binder;
+    private final VerbCalls verbCalls;
+    private final HttpOptions options;
     private final Inspect inspect;
     private final ExtenderMetrics metrics;
     private final BooleanSupplier ready;
     private final String version;
-    private final WireReader reader = new WireReader();
     private final WireWriter writer = new WireWriter();
     private final ThreadLocal<ByteArrayOutputStream> buffers = ThreadLocal.withInitial(() -> new ByteArrayOutputStream(64 * 1024));
     private final HttpServer server;
     private final ExecutorService workers;
-    /** The preempt verb and the filter's hold on nominated pods' room; null when preemption is not served. */
-    private final PreemptVerb preempt;
-    private final NominationHold hold;
 
     public ExtenderHttpServer(InetSocketAddress address, int threads, Verbs verbs, Binder binder, Inspect inspect,
                               ExtenderMetrics metrics, BooleanSupplier ready, String version) throws IOException {
@@ -58,10 +61,15 @@ public final class ExtenderHttpServer implements AutoCloseable {
     public ExtenderHttpServer(InetSocketAddress address, int threads, Verbs verbs, Binder binder, Inspect inspect,
                               ExtenderMetrics metrics, BooleanSupplier ready, String version,
                               PreemptVerb preempt, NominationHold hold) throws IOException {
-        this.preempt = preempt;
-        this.hold = hold;
-        this.verbs = verbs;
-        this.binder = binder;
+        this(address, threads, verbs, binder, inspect, metrics, ready, version, preempt, hold, HttpOptions.defaults(), StaleRoomCheck.off());
+    }
+
+    /** @param options body cap and who may call the verbs; {@code recheck} re-reads nodes before a filter refuses a pod everywhere */
+    public ExtenderHttpServer(InetSocketAddress address, int threads, Verbs verbs, Binder binder, Inspect inspect,
+                              ExtenderMetrics metrics, BooleanSupplier ready, String version,
+                              PreemptVerb preempt, NominationHold hold, HttpOptions options, StaleRoomCheck recheck) throws IOException {
+        this.verbCalls = new VerbCalls(verbs, binder, metrics, ready, recheck, options.maxRequestBytes(), preempt, hold);
+        this.options = options;
         this.inspect = inspect;
         this.metrics = metrics;
         this.ready = ready;
@@ -69,10 +77,32 @@ public final class ExtenderHttpServer implements AutoCloseable {
         // replies go out as headers + one body write: without TCP_NODELAY, Nagle can hold the body back
         // until the client's delayed ACK. The JDK server reads this property once, when it first starts.
         if (System.getProperty("sun.net.httpserver.nodelay") == null) System.setProperty("sun.net.httpserver.nodelay", "true");
-        this.server = HttpServer.create(address, 1024);
+        this.server = options.tls() == null ? HttpServer.create(address, 1024) : https(address, options.tls());
         this.workers = Executors.newFixedThreadPool(threads, Thread.ofPlatform().name("extender-http-", 0).daemon(true).factory());
         server.setExecutor(workers);
         server.createContext(Names.EXTENDER_PREFIX + "/", this::handle);
+    }
+
+    private static HttpsServer https(InetSocketAddress address, TlsFiles tls) throws IOException {
+        HttpsServer s = HttpsServer.create(address, 1024);
+        s.setHttpsConfigurator(new HttpsConfigurator(tls.context()) {
+            @Override public void configure(HttpsParameters params) {
+                var p = getSSLContext().getDefaultSSLParameters();
+                p.setWantClientAuth(true); // probes come without a certificate; the verbs require one (allowed)
+                params.setSSLParameters(p);
+            }
+        });
+        return s;
+    }
+
+    /** May this caller use the verbs? */
+    private boolean allowed(HttpExchange ex) {
+        if (options.verbsFromLoopbackOnly() && !ex.getRemoteAddress().getAddress().isLoopbackAddress()) return false;
+        if (ex instanceof HttpsExchange https) {
+            try { return https.getSSLSession().getPeerCertificates().length > 0; }
+            catch (javax.net.ssl.SSLPeerUnverifiedException e) { return false; }
+        }
+        return options.tls() == null;
     }
 
     public void start() {
@@ -90,13 +120,10 @@ public final class ExtenderHttpServer implements AutoCloseable {
             switch (path) {
                 case "filter", "prioritize", "bind", Names.EXTENDER_VERB_PREEMPT -> {
                     if (!method.equals("POST")) { simple(ex, 405, JSON, "{\"Error\":\"use POST for " + path + "\"}"); return; }
+                    if (!allowed(ex)) { refuse(ex, path); return; }
                     ByteArrayOutputStream buf = buffer();
-                    switch (path) {
-                        case "filter" -> filter(in, buf);
-                        case "prioritize" -> prioritize(in, buf);
-                        case Names.EXTENDER_VERB_PREEMPT -> preempt(in, buf);
-                        default -> bind(in, buf);
-                    }
+                    String length = ex.getRequestHeaders().getFirst("Content-Length");
+                    verbCalls.call(path, length == null ? -1 : parseLength(length), in, buf);
                     send(ex, 200, JSON, buf);
                     metrics.observe(path, System.nanoTime() - t0);
                 }
@@ -130,97 +157,16 @@ public final class ExtenderHttpServer implements AutoCloseable {
         }
     }
 
-    private void filter(InputStream in, ByteArrayOutputStream buf) throws IOException {
-        ExtenderArgs args;
-        try {
-            Body body = bodies.get();
-            body.readFrom(in);
-            args = reader.extenderArgs(body.bytes, body.length);
-        } catch (WireException e) {
-            metrics.failure("filter", "bad_request");
-            writer.filterResult(buf, new FilterAnswer(List.of(), java.util.Map.of(), java.util.Map.of(), e.getMessage()), null);
-            return;
-        }
-        RawNames raw = args.rawNames();
-        if (raw != null) { // the common case: names looked up and echoed as bytes
-            Verbs.IndexedFilterAnswer a = verbs.filter(args.pod(), raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
-            if (a.fitCount() > 0 && hold != null && hold.active() && verbs.need(args.pod()) instanceof Verbs.Need.Gpu g)
-                a = hold.apply(g.pod(), g.demand(), a, raw.buf(), raw.off(), raw.len());
-            count(args, a.error(), a.fitCount() == 0 && raw.count() > 0);
-            writer.filterResult(buf, a, raw);
-            return;
-        }
-        FilterAnswer a = verbs.filter(args.pod(), args.nodeNames());
-        if (!a.fits().isEmpty() && hold != null && hold.active() && verbs.need(args.pod()) instanceof Verbs.Need.Gpu g)
-            a = hold.apply(g.pod(), g.demand(), a);
-        count(args, a.error(), a.fits().isEmpty() && !args.nodeNames().isEmpty());
-        writer.filterResult(buf, a, args.rawNodes());
+    private void refuse(HttpExchange ex, String verb) throws IOException {
+        metrics.failure(verb, "forbidden");
+        LOG.log(Level.WARNING, "extender {0} refused to caller={1}: not kube-scheduler (not loopback, or no client certificate)", verb, ex.getRemoteAddress());
+        simple(ex, 403, JSON, "{\"Error\":\"" + verb + " answers only kube-scheduler: " + (options.tls() != null
+                ? "present a client certificate signed by the extender's client CA (tlsConfig in the scheduler config)"
+                : "call it on 127.0.0.1 from the kube-scheduler container of this pod") + "\"}");
     }
 
-    private void count(ExtenderArgs args, String error, boolean noneFits) {
-        if (!error.isEmpty()) {
-            metrics.failure("filter", "bad_pod");
-            LOG.log(Level.INFO, "filter pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), error);
-        } else if (noneFits) {
-            metrics.failure("filter", "no_node_fits");
-        }
-    }
-
-    /** A worker's request body buffer, grown as needed and kept (the workers are a small fixed pool). */
-    private static final class Body {
-        byte[] bytes = new byte[128 * 1024];
-        int length;
-
-        void readFrom(InputStream in) throws IOException {
-            length = 0;
-            int r;
-            while ((r = in.read(bytes, length, bytes.length - length)) >= 0) {
-                length += r;
-                if (length == bytes.length) bytes = java.util.Arrays.copyOf(bytes, bytes.length * 2);
-            }
-        }
-    }
-
-    private final ThreadLocal<Body> bodies = ThreadLocal.withInitial(Body::new);
-
-    private void prioritize(InputStream in, ByteArrayOutputStream buf) {
-        try {
-            ExtenderArgs args = reader.extenderArgs(in);
-            Verbs.PrioritizeAnswer a = verbs.prioritize(args.pod(), args.nodeNames());
-            if (!a.error().isEmpty()) {
-                metrics.failure("prioritize", "bad_pod");
-                LOG.log(Level.INFO, "prioritize pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), a.error());
-            }
-            writer.priorities(buf, a.scores());
-        } catch (WireException e) {
-            metrics.failure("prioritize", "bad_request");
-            LOG.log(Level.INFO, "prioritize error={0}", e.getMessage());
-            writer.priorities(buf, List.of());
-        }
-    }
-
-    /** kube-scheduler's preemptVerb (io.mpshare.scheduler.preempt); without one configured, no node is offered. */
-    private void preempt(InputStream in, ByteArrayOutputStream buf) throws IOException {
-        if (preempt == null) { buf.write("{\"NodeNameToMetaVictims\":{}}".getBytes(java.nio.charset.StandardCharsets.UTF_8)); return; }
-        preempt.answer(in, buf);
-    }
-
-    private void bind(InputStream in, ByteArrayOutputStream buf) {
-        BindingArgs args;
-        try {
-            args = reader.bindingArgs(in);
-        } catch (WireException e) {
-            metrics.failure("bind", "bad_request");
-            writer.error(buf, e.getMessage());
-            return;
-        }
-        switch (binder.bind(args.podNamespace(), args.podName(), args.podUid(), args.node())) {
-            case BindOutcome.Bound b -> writer.error(buf, "");
-            case BindOutcome.Failed f -> {
-                metrics.failure("bind", f.reason());
-                writer.error(buf, f.message());
-            }
-        }
+    private static long parseLength(String s) {
+        try { return Long.parseLong(s.trim()); } catch (NumberFormatException e) { return -1; }
     }
 
     private ByteArrayOutputStream buffer() {

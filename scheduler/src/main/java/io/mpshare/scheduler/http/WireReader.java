@@ -392,6 +392,20 @@ public final class WireReader {
     }
 
     private static void expectObject(JsonParser p, JsonToken t, String what) throws WireException {
-        if (t != JsonToken.START_OBJECT) throw new WireException(what + " must be a JSON object" + (t == null ? ", found nothing" : ", found " + t.asString()));
+        if (t != JsonToken.START_OBJECT) throw new WireException(what + " must be a JSON object, found " + kind(t));
+    }
+
+    /** A token in words ("a number"), for messages: Jackson's own text is null for values. */
+    static String kind(JsonToken t) {
+        if (t == null) return "nothing";
+        return switch (t) {
+            case START_ARRAY, END_ARRAY -> "an array";
+            case START_OBJECT, END_OBJECT -> "an object";
+            case VALUE_STRING -> "a string";
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+            case VALUE_TRUE, VALUE_FALSE -> "true or false";
+            case VALUE_NULL -> "null";
+            default -> t.name().toLowerCase(java.util.Locale.ROOT);
+        };
     }
 }

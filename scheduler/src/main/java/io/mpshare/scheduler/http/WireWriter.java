@@ -14,7 +14,8 @@ import java.util.Map;
 
 /**
  * Writes the extender's replies with kube-scheduler's Go field names: {@code ExtenderFilterResult},
- * {@code HostPriorityList} and {@code ExtenderBindingResult}. Thread-safe.
+ * {@code HostPriorityList} and {@code ExtenderBindingResult}. Every reason and Error passes {@link EventText#safe}
+ * (kube-scheduler formats them into Events printf-style). Thread-safe.
  */
 public final class WireWriter {
     private final JsonFactory json = JsonFactory.builder().recyclerPool(JsonRecyclerPools.threadLocalPool()).build();
@@ -50,7 +51,7 @@ public final class WireWriter {
             }
             writeMap(g, "FailedNodes", a.failed());
             writeMap(g, "FailedAndUnresolvableNodes", a.unresolvable());
-            g.writeStringProperty("Error", a.error());
+            g.writeStringProperty("Error", EventText.safe(a.error()));
             g.writeEndObject();
         }
     }
@@ -75,7 +76,7 @@ public final class WireWriter {
             }
             writeMap(g, "FailedNodes", a.failed());
             writeMap(g, "FailedAndUnresolvableNodes", a.unresolvable());
-            g.writeStringProperty("Error", a.error());
+            g.writeStringProperty("Error", EventText.safe(a.error()));
             g.writeEndObject();
         }
     }
@@ -83,7 +84,7 @@ public final class WireWriter {
     private static void writeMap(JsonGenerator g, String name, Map<String, String> m) {
         g.writeName(name);
         g.writeStartObject();
-        for (var e : m.entrySet()) g.writeStringProperty(e.getKey(), e.getValue());
+        for (var e : m.entrySet()) g.writeStringProperty(e.getKey(), EventText.safe(e.getValue()));
         g.writeEndObject();
     }
 
@@ -108,7 +109,7 @@ public final class WireWriter {
     public void error(OutputStream out, String error) {
         try (JsonGenerator g = generator(out)) {
             g.writeStartObject();
-            g.writeStringProperty("Error", error == null ? "" : error);
+            g.writeStringProperty("Error", EventText.safe(error));
             g.writeEndObject();
         }
     }

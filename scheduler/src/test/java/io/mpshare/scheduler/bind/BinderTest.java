@@ -24,12 +24,13 @@ class BinderTest {
     private Ledger ledger;
     private FakePodApi api;
     private Binder binder;
+    private Verbs verbs;
 
     @BeforeEach void setUp() {
         ledger = new Ledger(clock, Duration.ofMinutes(5));
         ledger.upsertNode(Nodes.node("n1").gpus(2, 16384).inventory());
         ledger.upsertNode(Nodes.node("n2").gpus(1, 16384).inventory());
-        var verbs = new Verbs(new PlacementEngine(ledger, new BinpackPolicy()), new DemandResolver(512), MemoryUnit.GIB);
+        verbs = new Verbs(new PlacementEngine(ledger, new BinpackPolicy()), new DemandResolver(512), MemoryUnit.GIB);
         api = new FakePodApi();
         binder = new Binder(ledger, verbs, api, 3);
     }
@@ -118,11 +119,27 @@ class BinderTest {
         assertThat(ledger.allocation(P)).isEmpty();
     }
 
-    @Test void bind_podWithoutGpu_passesThrough() {
+    /** Issue 12, item 9: /bind is for the pods kube-scheduler sends the extender, not a way to place any pod anywhere. */
+    @Test void bind_podWithoutGpu_refused() {
         api.put(Pods.pod("plain").uid("u").build());
         var out = binder.bind("default", "plain", "u", "cpu-node");
-        assertThat(out).isInstanceOfSatisfying(BindOutcome.Bound.class, b -> assertThat(b.allocation()).isNull());
-        assertThat(api.pod(PodKey.of("default", "plain")).getSpec().getNodeName()).isEqualTo("cpu-node");
+        assertThat(out).isInstanceOfSatisfying(BindOutcome.Failed.class, f -> {
+            assertThat(f.reason()).isEqualTo("not_ours");
+            assertThat(f.message()).contains("asks no shared GPU", "managedResources");
+        });
+        assertThat(api.pod(PodKey.of("default", "plain")).getSpec().getNodeName()).isNull();
+        assertThat(api.bindCalls.get()).isZero();
+    }
+
+    @Test void bind_podOfAnotherScheduler_refused() {
+        var strict = new Binder(ledger, verbs, api, 3, new BindChecks(java.util.Set.of("mpshare-scheduler")), new io.mpshare.scheduler.cluster.FailedBinds());
+        api.put(Pods.pod("p").uid("u1").gpuMem(7).build()); // no schedulerName: the default scheduler's
+        var out = strict.bind("default", "p", "u1", "n1");
+        assertThat(out).isInstanceOfSatisfying(BindOutcome.Failed.class, f -> {
+            assertThat(f.reason()).isEqualTo("not_ours");
+            assertThat(f.message()).contains("schedulerName default-scheduler", "only pods of mpshare-scheduler");
+        });
+        assertThat(api.pod(P).getSpec().getNodeName()).isNull();
         assertThat(ledger.allocations()).isEmpty();
     }
 
@@ -137,5 +154,53 @@ class BinderTest {
         var out = binder.bind("default", "p", "u1", "n1");
         assertThat(out).isInstanceOfSatisfying(BindOutcome.Failed.class, f -> assertThat(f.reason()).isEqualTo("bad_pod"));
         assertThat(ledger.allocations()).isEmpty();
+    }
+
+    /** Issue 12, item 10: a Binding that timed out after it landed is success, not rolled back. */
+    @Test void bind_bindingTimesOutAfterLanding_notRolledBack() {
+        api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
+        api.bindLandsThenTimesOut.set(1);
+        var out = binder.bind("default", "p", "u1", "n1");
+        assertThat(out).isInstanceOfSatisfying(BindOutcome.Bound.class, b -> assertThat(b.already()).isTrue());
+        assertThat(api.pod(P).getSpec().getNodeName()).isEqualTo("n1");
+        assertThat(api.pod(P).getMetadata().getAnnotations()).containsKey(Names.ANN_ALLOCATION);
+        assertThat(ledger.allocation(P)).get().extracting(a -> a.phase()).isEqualTo(Phase.BOUND);
+    }
+
+    /** Issue 12, item 12: a failed bind frees its room at once, and the informer's echo of its annotation cannot bring it back. */
+    @Test void bind_bindingFails_roomFreeAtOnce_recordedAsReleased() {
+        var failed = new io.mpshare.scheduler.cluster.FailedBinds();
+        var b = new Binder(ledger, verbs, api, 3, BindChecks.any(), failed);
+        api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
+        api.bindFailures.set(1);
+        assertThat(b.bind("default", "p", "u1", "n2")).isInstanceOf(BindOutcome.Failed.class);
+        assertThat(ledger.node("n2").allocatedMib()).isZero();
+        assertThat(failed).extracting(f -> io.mpshare.scheduler.cluster.FailedBindsProbe.size(f)).isEqualTo(1);
+    }
+
+    /** Reading the pod back fails too: the room is freed, the annotations stay (if the Binding landed, the watch books it). */
+    @Test void bind_bindingAndReadBackFail_roomFreedAnnotationsKept() {
+        api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
+        api.bindFailures.set(1);
+        api.beforePatch = () -> api.getFailures.set(1); // the read after the Binding fails (the first read is before the PATCH)
+        var out = binder.bind("default", "p", "u1", "n1");
+        assertThat(out).isInstanceOfSatisfying(BindOutcome.Failed.class, f -> assertThat(f.message()).contains("annotations are kept"));
+        assertThat(ledger.allocations()).isEmpty();
+        assertThat(api.pod(P).getMetadata().getAnnotations()).containsKey(Names.ANN_ALLOCATION);
+    }
+
+    /**
+     * Issue 12, item 11: a bind interrupted between PATCH and Binding leaves an ASSUMED booking (restored from the
+     * annotation after a restart) that fills the node; the pod's own filter must still keep that node, and its bind succeed.
+     */
+    @Test void bind_afterInterruptedBind_ownAssumedBookingDoesNotBlockThePod() {
+        api.put(Pods.pod("p").uid("u1").gpuMem(15).build());
+        var demand = ((Verbs.Need.Gpu) verbs.need(io.mpshare.scheduler.cluster.PodTranslator.facts(api.pod(P)))).demand();
+        ledger.restore(new io.mpshare.core.ledger.Allocation(P, "u1", "n2", java.util.List.of(0), java.util.List.of("GPU-n2-0"), demand, clock.instant(), Phase.ASSUMED));
+
+        var fits = verbs.filter(io.mpshare.scheduler.cluster.PodTranslator.facts(api.pod(P)), java.util.List.of("n2")).fits();
+        assertThat(fits).containsExactly("n2");
+        assertThat(binder.bind("default", "p", "u1", "n2")).isInstanceOf(BindOutcome.Bound.class);
+        assertThat(ledger.node("n2").allocatedMib()).isEqualTo(15 * 1024 + 512);
     }
 }

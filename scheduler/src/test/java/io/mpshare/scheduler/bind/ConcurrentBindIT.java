@@ -73,7 +73,7 @@ class ConcurrentBindIT {
             while ((k = queue.poll()) != null) {
                 boolean done = false;
                 for (int attempt = 0; attempt < 50 && !done; attempt++) {
-                    Pod pod = api.get(k);
+                    Pod pod = api.pod(k);
                     var fit = verbs.filter(PodTranslator.facts(pod), names).fits();
                     if (fit.isEmpty()) { refused.add(k); done = true; break; }
                     String node = fit.get(ThreadLocalRandom.current().nextInt(fit.size()));

@@ -20,8 +20,10 @@ public final class FakePodApi implements PodApi {
     private final ConcurrentHashMap<PodKey, Pod> pods = new ConcurrentHashMap<>();
     private final AtomicLong version = new AtomicLong(1);
     final AtomicInteger patchConflicts = new AtomicInteger(); // the next N patches answer 409
-    final AtomicInteger bindFailures = new AtomicInteger();   // the next N bindings answer 500
+    public final AtomicInteger bindFailures = new AtomicInteger();   // the next N bindings answer 500
     final AtomicInteger bindCalls = new AtomicInteger();
+    final AtomicInteger bindLandsThenTimesOut = new AtomicInteger(); // the next N bindings are written, then answer no response
+    final AtomicInteger getFailures = new AtomicInteger();           // the next N reads answer 503
     volatile Runnable beforePatch = () -> {};
 
     public void put(Pod p) {
@@ -42,7 +44,8 @@ public final class FakePodApi implements PodApi {
 
     private static PodKey key(Pod p) { return PodKey.of(p.getMetadata().getNamespace(), p.getMetadata().getName()); }
 
-    @Override public Pod get(PodKey pod) {
+    @Override public Pod get(PodKey pod) throws Failure {
+        if (getFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) throw new Failure(503, "read pod " + pod + ": API server answered 503 (injected)");
         return pods.get(pod); // stored pods are never changed in place: every write stores a new object
     }
 
@@ -86,5 +89,7 @@ public final class FakePodApi implements PodApi {
         });
         if (after == null) throw new Failure(404, "bind pod " + pod + ": API server answered 404");
         if (err[0] != null) throw err[0];
+        if (bindLandsThenTimesOut.getAndUpdate(n -> Math.max(0, n - 1)) > 0)
+            throw new Failure(0, "bind pod " + pod + " to node " + node + ": java.util.concurrent.TimeoutException (injected, after the Binding landed)");
     }
 }

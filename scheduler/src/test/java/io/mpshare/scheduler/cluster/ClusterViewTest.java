@@ -100,4 +100,25 @@ class ClusterViewTest {
         assertThat(ledger.allocation(P)).isEmpty();
         assertThat(view.malformedAllocations()).isEqualTo(1);
     }
+
+    /** Issue 12, item 12: the annotation PATCH of a bind that then failed echoes back after the release; it must not re-book. */
+    @Test void applyPod_echoOfFailedBind_notRestored_laterBindAndBoundPodAre() {
+        var failed = new FailedBinds();
+        var v = new ClusterView(null, ledger, MemoryUnit.GIB, null, Duration.ofSeconds(30), (k, d) -> { }, failed);
+        v.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
+        Allocation first = alloc("n1", 0, clock.instant(), Phase.ASSUMED);
+        failed.released(first);
+
+        v.applyPod(annotated(first, null));
+        assertThat(ledger.allocation(P)).isEmpty();
+
+        clock.advance(Duration.ofSeconds(2)); // a later bind of the same pod: its echo counts
+        Allocation second = alloc("n1", 1, clock.instant(), Phase.ASSUMED);
+        v.applyPod(annotated(second, null));
+        assertThat(ledger.allocation(P)).get().extracting(Allocation::gpuIndices).isEqualTo(List.of(1));
+
+        ledger.release(P); // and a pod found bound is always booked, whatever failed before
+        v.applyPod(annotated(first, "n1"));
+        assertThat(ledger.allocation(P)).get().extracting(Allocation::phase).isEqualTo(Phase.BOUND);
+    }
 }

@@ -87,9 +87,9 @@ class ExtenderHttpIT {
         assertThat(j.get("Error").asString()).isEmpty();
         assertThat(j.get("Nodes").isNull()).isTrue();
         assertThat(strings(j.get("NodeNames"))).containsExactly("gpu-a", "gpu-b");
-        assertThat(j.get("FailedNodes").get("gpu-full").asString()).contains("gpu-full").contains("7680 MiB");
+        assertThat(j.get("FailedNodes").get("gpu-full").asString()).doesNotContain("gpu-full").contains("7.5 GiB");
         assertThat(j.get("FailedAndUnresolvableNodes").get("cpu-only").asString()).contains("ack.node.gpu.schedule=mps");
-        assertThat(j.get("FailedAndUnresolvableNodes").get("gpu-small").asString()).contains("largest GPU has 4096 MiB");
+        assertThat(j.get("FailedAndUnresolvableNodes").get("gpu-small").asString()).contains("the largest has 4 GiB in all");
     }
 
     @Test void filter_fullNodes_echoesNodeObjects() throws Exception {
@@ -145,7 +145,7 @@ class ExtenderHttpIT {
             bind malformed       | bind   | {"PodName":                                      | not valid JSON
             bind missing node    | bind   | {"PodName":"p","PodNamespace":"default"}         | has no Node
             bind unknown pod     | bind   | {"PodName":"ghost","PodNamespace":"default","PodUID":"u","Node":"gpu-a"} | does not exist
-            bind node without gpus | bind | {"PodName":"needy","PodNamespace":"default","PodUID":"u-needy","Node":"no-gpus"} | no shared GPUs
+            bind node without gpus | bind | {"PodName":"needy","PodNamespace":"default","PodUID":"u-needy","Node":"no-gpus"} | node no-gpus: node publishes no mpshare GPUs
             """)
     void badInput_clearError_ledgerIntact(String name, String verb, String body, String message) throws Exception {
         api.put(Pods.pod("needy").uid("u-needy").gpuMem(7).build());

@@ -61,7 +61,8 @@ class WireReaderTest {
             empty body              |                                              | must be a JSON object, found nothing
             not json                | hello                                        | not valid JSON
             truncated               | {"Pod":{"metadata":{"name":"p"}},"NodeNa     | not valid JSON
-            array at top            | []                                           | must be a JSON object
+            array at top            | []                                           | must be a JSON object, found an array
+            pod is a number         | {"Pod": 5, "NodeNames":["n1"]}               | Pod must be a JSON object, found a number
             no pod                  | {"NodeNames":["n1"]}                         | has no Pod
             null pod                | {"Pod":null,"NodeNames":["n1"]}              | has no Pod
             no nodes                | {"Pod":{"metadata":{"name":"p"}}}            | neither NodeNames nor Nodes

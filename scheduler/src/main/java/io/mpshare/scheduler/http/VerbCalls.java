@@ -1,0 +1,198 @@
+package io.mpshare.scheduler.http;
+
+import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.Verbs.FilterAnswer;
+import io.mpshare.scheduler.bind.BindOutcome;
+import io.mpshare.scheduler.bind.Binder;
+import io.mpshare.scheduler.cluster.StaleRoomCheck;
+import io.mpshare.scheduler.metrics.ExtenderMetrics;
+import io.mpshare.scheduler.preempt.NominationHold;
+import io.mpshare.scheduler.preempt.PreemptVerb;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The verbs kube-scheduler calls, from request bytes to reply bytes: filter, prioritize, bind, preempt.
+ *
+ * <p>Implementation notes.
+ * <ul>
+ * <li>Bodies are read into a per-worker buffer up to {@code maxBody} bytes (a Content-Length above it is
+ *     refused before reading); past the cap the call is answered with an Error.</li>
+ * <li>Until the cluster view has synced (start, restart) every verb answers an Error, which kube-scheduler
+ *     retries; an answer from an empty view ("no inventory") would be taken as final.</li>
+ * <li>A filter that would keep no node while some were refused only for lack of room asks {@link StaleRoomCheck}
+ *     to re-read those nodes' pods, and is evaluated again when that released stale bookings.</li>
+ * <li>Prioritize cannot carry an Error (HostPriorityList): its failures answer {@code []}, are logged as
+ *     warnings and counted.</li>
+ * </ul>
+ */
+final class VerbCalls {
+    private static final System.Logger LOG = System.getLogger(VerbCalls.class.getName());
+    static final String NOT_SYNCED = "the mpshare extender has not finished reading the cluster's nodes and pods yet (it just started): "
+            + "kube-scheduler will retry this pod in a moment";
+    private final Verbs verbs;
+    private final Binder binder;
+    private final ExtenderMetrics metrics;
+    private final BooleanSupplier ready;
+    private final StaleRoomCheck recheck;
+    private final long maxBody;
+    /** The preempt verb and the filter's hold on nominated pods' room; null when preemption is not served. */
+    private final PreemptVerb preempt;
+    private final NominationHold hold;
+    private final WireReader reader = new WireReader();
+    private final WireWriter writer = new WireWriter();
+    private final ThreadLocal<Body> bodies = ThreadLocal.withInitial(Body::new);
+
+    VerbCalls(Verbs verbs, Binder binder, ExtenderMetrics metrics, BooleanSupplier ready, StaleRoomCheck recheck, long maxBody,
+              PreemptVerb preempt, NominationHold hold) {
+        this.preempt = preempt;
+        this.hold = hold;
+        this.verbs = verbs;
+        this.binder = binder;
+        this.metrics = metrics;
+        this.ready = ready;
+        this.recheck = recheck;
+        this.maxBody = maxBody;
+    }
+
+    void call(String verb, long contentLength, InputStream in, ByteArrayOutputStream out) throws IOException {
+        Body body = null;
+        String error = ready.getAsBoolean() ? null : NOT_SYNCED;
+        String reason = "not_synced";
+        if (error == null) {
+            try {
+                body = bodies.get();
+                body.readFrom(in, contentLength, maxBody);
+            } catch (WireException e) {
+                error = e.getMessage();
+                reason = "bad_request";
+            }
+        }
+        if (error != null) {
+            metrics.failure(verb, reason);
+            if (verb.equals("prioritize")) LOG.log(Level.WARNING, "prioritize error={0}", error);
+            switch (verb) {
+                case "filter" -> writer.filterResult(out, new FilterAnswer(List.of(), Map.of(), Map.of(), error), null);
+                case "prioritize" -> writer.priorities(out, List.of());
+                case io.mpshare.core.Names.EXTENDER_VERB_PREEMPT -> out.write(NO_VICTIMS);
+                default -> writer.error(out, error);
+            }
+            return;
+        }
+        switch (verb) {
+            case "filter" -> filter(body, out);
+            case "prioritize" -> prioritize(body, out);
+            case io.mpshare.core.Names.EXTENDER_VERB_PREEMPT -> preempt(body, out);
+            default -> bind(body, out);
+        }
+    }
+
+    private static final byte[] NO_VICTIMS = "{\"NodeNameToMetaVictims\":{}}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+    /** kube-scheduler's preemptVerb (io.mpshare.scheduler.preempt); without one configured, no node is offered. */
+    private void preempt(Body body, ByteArrayOutputStream out) throws IOException {
+        if (preempt == null) { out.write(NO_VICTIMS); return; }
+        preempt.answer(new ByteArrayInputStream(body.bytes, 0, body.length), out);
+    }
+
+    private void filter(Body body, ByteArrayOutputStream out) {
+        ExtenderArgs args;
+        try {
+            args = reader.extenderArgs(body.bytes, body.length);
+        } catch (WireException e) {
+            metrics.failure("filter", "bad_request");
+            writer.filterResult(out, new FilterAnswer(List.of(), Map.of(), Map.of(), e.getMessage()), null);
+            return;
+        }
+        RawNames raw = args.rawNames();
+        if (raw != null) { // the common case: names looked up and echoed as bytes
+            Verbs.IndexedFilterAnswer a = verbs.filter(args.pod(), raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
+            if (a.error().isEmpty() && a.fitCount() == 0 && !a.failed().isEmpty() && recheck.refresh(a.failed().keySet()) > 0)
+                a = verbs.filter(args.pod(), raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
+            if (a.fitCount() > 0 && hold != null && hold.active() && verbs.need(args.pod()) instanceof Verbs.Need.Gpu g)
+                a = hold.apply(g.pod(), g.demand(), a, raw.buf(), raw.off(), raw.len());
+            count(args, a.error(), a.fitCount() == 0 && raw.count() > 0);
+            writer.filterResult(out, a, raw);
+            return;
+        }
+        FilterAnswer a = verbs.filter(args.pod(), args.nodeNames());
+        if (a.error().isEmpty() && a.fits().isEmpty() && !a.failed().isEmpty() && recheck.refresh(a.failed().keySet()) > 0)
+            a = verbs.filter(args.pod(), args.nodeNames());
+        if (!a.fits().isEmpty() && hold != null && hold.active() && verbs.need(args.pod()) instanceof Verbs.Need.Gpu g)
+            a = hold.apply(g.pod(), g.demand(), a);
+        count(args, a.error(), a.fits().isEmpty() && !args.nodeNames().isEmpty());
+        writer.filterResult(out, a, args.rawNodes());
+    }
+
+    private void count(ExtenderArgs args, String error, boolean noneFits) {
+        if (!error.isEmpty()) {
+            metrics.failure("filter", "bad_pod");
+            LOG.log(Level.INFO, "filter pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), error);
+        } else if (noneFits) {
+            metrics.failure("filter", "no_node_fits");
+        }
+    }
+
+    private void prioritize(Body body, ByteArrayOutputStream out) {
+        try {
+            ExtenderArgs args = reader.extenderArgs(body.bytes, body.length);
+            Verbs.PrioritizeAnswer a = verbs.prioritize(args.pod(), args.nodeNames());
+            if (!a.error().isEmpty()) {
+                metrics.failure("prioritize", "bad_pod");
+                LOG.log(Level.WARNING, "prioritize pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), a.error());
+            }
+            writer.priorities(out, a.scores());
+        } catch (WireException e) {
+            metrics.failure("prioritize", "bad_request");
+            LOG.log(Level.WARNING, "prioritize error={0}", e.getMessage());
+            writer.priorities(out, List.of());
+        }
+    }
+
+    private void bind(Body body, ByteArrayOutputStream out) {
+        BindingArgs args;
+        try {
+            args = reader.bindingArgs(new ByteArrayInputStream(body.bytes, 0, body.length));
+        } catch (WireException e) {
+            metrics.failure("bind", "bad_request");
+            writer.error(out, e.getMessage());
+            return;
+        }
+        switch (binder.bind(args.podNamespace(), args.podName(), args.podUid(), args.node())) {
+            case BindOutcome.Bound b -> writer.error(out, "");
+            case BindOutcome.Failed f -> {
+                metrics.failure("bind", f.reason());
+                writer.error(out, f.message());
+            }
+        }
+    }
+
+    /** A worker's request body buffer, grown as needed up to the cap and kept (the workers are a small fixed pool). */
+    static final class Body {
+        byte[] bytes = new byte[128 * 1024];
+        int length;
+
+        void readFrom(InputStream in, long contentLength, long max) throws IOException, WireException {
+            if (contentLength > max) throw tooLarge(contentLength + " bytes", max);
+            length = 0;
+            int r;
+            while ((r = in.read(bytes, length, bytes.length - length)) >= 0) {
+                length += r;
+                if (length > max) throw tooLarge("more than " + max + " bytes", max);
+                if (length == bytes.length) bytes = java.util.Arrays.copyOf(bytes, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(bytes.length * 2L, 16)));
+            }
+        }
+
+        private static WireException tooLarge(String size, long max) {
+            return new WireException("the request body has " + size + ", above the extender's limit of " + max
+                    + " bytes: raise --max-request-bytes if kube-scheduler really sends that much");
+        }
+    }
+}
