@@ -1,7 +1,8 @@
 package io.mpshare.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.mpshare.cli.kube.KubeConnector;
+import io.mpshare.cli.kube.KubeOptions;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.deviceplugin.DevicePluginConfig;
 import io.mpshare.deviceplugin.DevicePluginNode;
@@ -13,8 +14,8 @@ import io.mpshare.policing.ActionPolicy;
 import io.mpshare.nvml.FfmNvml;
 import io.mpshare.nvml.Nvml;
 import io.mpshare.nvml.NvmlException;
-import io.mpshare.nvml.fake.FakeNvml;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.net.InetSocketAddress;
@@ -49,51 +50,49 @@ public final class DevicePluginCommand implements Callable<Integer> {
     @Option(names = "--police-action", defaultValue = "terminate", description = "what the policer does about a pod over its limit or a rogue process: event, terminate or evict (default ${DEFAULT-VALUE})") String policeAction;
     @Option(names = "--police-interval", defaultValue = "1s", description = "the policer's sampling period: 1s, 500ms, PT2S (default ${DEFAULT-VALUE})") String policeInterval;
     @Option(names = "--proc-root", defaultValue = "/proc", description = "the host's /proc, where GPU processes are mapped to pods (the DaemonSet runs with hostPID; default ${DEFAULT-VALUE})") Path procRoot;
-    @Option(names = "--fake-gpus", defaultValue = "0", hidden = true, description = "test harnesses: N fake H200s instead of NVML") int fakeGpus;
+    @Option(names = "--fake-gpus", paramLabel = "MIB[,MIB...]", description = "run without a GPU: fake GPUs of these sizes in MiB instead of NVML, "
+            + "e.g. 12036,16384,81559, or 2x143771 for two H200s (docs/quickstart.md)") String fakeGpus;
+    @Option(names = "--fake-gpu-model", defaultValue = "NVIDIA H200", paramLabel = "NAME", description = "with --fake-gpus: the model name the fake GPUs report (default ${DEFAULT-VALUE})") String fakeGpuModel;
+    @Mixin KubeOptions kube;
 
     @Override public Integer call() throws Exception {
-        if (nodeName == null || nodeName.isBlank()) {
-            System.err.println("mpshare device-plugin: no node name: pass --node-name or set NODE_NAME (fieldRef spec.nodeName)");
-            return 2;
+        if (nodeName == null || nodeName.isBlank())
+            throw CliFailure.usage("no node name: pass --node-name or set NODE_NAME (fieldRef spec.nodeName)");
+        DevicePluginConfig cfg = DevicePluginConfig.defaults(nodeName).withUnit(MemoryUnit.parse(unit))
+                .withSockets(pluginDir, kubeletSocket != null ? kubeletSocket : pluginDir.resolve("kubelet.sock"), podResources)
+                .withRunDir(runDir, devShm);
+        cfg = cfg.withPeriods(Duration.ofMillis(healthMs), cfg.endpointPeriod(), cfg.reconcileDelay());
+        cfg = cfg.withPolicing(PolicingConfig.defaults().withEnabled(police).withAction(ActionPolicy.parse(policeAction))
+                .withInterval(duration("--police-interval", policeInterval)).withProcRoot(procRoot));
+        Function<Supplier<String>, DaemonProbe> probe = switch (probeKind) {
+            case "status-file" -> colour -> new SupervisorProbe(runDir, colour, true);
+            case "status-file-no-pid" -> colour -> new SupervisorProbe(runDir, colour, false);
+            case "none" -> colour -> () -> true;
+            default -> throw CliFailure.usage("--daemon-probe must be status-file, status-file-no-pid or none, not '" + probeKind + "'");
+        };
+        FakeGpus fakes = fakeGpus == null ? null : FakeGpus.parse(fakeGpus, fakeGpuModel);
+        try (KubernetesClient client = KubeConnector.system().connect(kube)) {
+            Nvml nvml = openNvml(fakes);
+            try (DevicePluginNode node = DevicePluginNode.start(cfg, nvml, probe, client, InstantSource.system(), true);
+                 NodeHttp http = metricsPort > 0 ? new NodeHttp(new InetSocketAddress(metricsPort), node::problem).metrics(node.metrics()).start() : null) {
+                CountDownLatch stop = new CountDownLatch(1);
+                Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "mpshare-device-plugin-stop"));
+                stop.await();
+                return ExitCodes.OK;
+            } catch (IllegalStateException e) {
+                throw CliFailure.failed(e.getMessage());
+            } finally {
+                nvml.close();
+            }
         }
-        DevicePluginConfig cfg;
-        Function<Supplier<String>, DaemonProbe> probe;
+    }
+
+    private static Nvml openNvml(FakeGpus fakes) {
+        if (fakes != null) return fakes.nvml();
         try {
-            cfg = DevicePluginConfig.defaults(nodeName).withUnit(MemoryUnit.parse(unit))
-                    .withSockets(pluginDir, kubeletSocket != null ? kubeletSocket : pluginDir.resolve("kubelet.sock"), podResources)
-                    .withRunDir(runDir, devShm);
-            cfg = cfg.withPeriods(Duration.ofMillis(healthMs), cfg.endpointPeriod(), cfg.reconcileDelay());
-            cfg = cfg.withPolicing(PolicingConfig.defaults().withEnabled(police).withAction(ActionPolicy.parse(policeAction))
-                    .withInterval(duration("--police-interval", policeInterval)).withProcRoot(procRoot));
-            probe = switch (probeKind) {
-                case "status-file" -> colour -> new SupervisorProbe(runDir, colour, true);
-                case "status-file-no-pid" -> colour -> new SupervisorProbe(runDir, colour, false);
-                case "none" -> colour -> () -> true;
-                default -> throw new IllegalArgumentException("--daemon-probe must be status-file, status-file-no-pid or none, not '" + probeKind + "'");
-            };
-        } catch (IllegalArgumentException e) {
-            System.err.println("mpshare device-plugin: " + e.getMessage());
-            return 2;
-        }
-        Nvml nvml;
-        try {
-            nvml = fakeGpus > 0 ? fake(fakeGpus) : FfmNvml.open();
+            return FfmNvml.open();
         } catch (NvmlException e) {
-            System.err.println("mpshare device-plugin: " + e.getMessage());
-            return 1;
-        }
-        try (KubernetesClient client = new KubernetesClientBuilder().build();
-             DevicePluginNode node = DevicePluginNode.start(cfg, nvml, probe, client, InstantSource.system(), true);
-             NodeHttp http = metricsPort > 0 ? new NodeHttp(new InetSocketAddress(metricsPort), node::problem).metrics(node.metrics()).start() : null) {
-            CountDownLatch stop = new CountDownLatch(1);
-            Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "mpshare-device-plugin-stop"));
-            stop.await();
-            return 0;
-        } catch (IllegalStateException e) {
-            System.err.println("mpshare device-plugin: " + e.getMessage());
-            return 1;
-        } finally {
-            nvml.close();
+            throw CliFailure.failed(e.getMessage() + " To run the node side without a GPU, pass --fake-gpus MIB[,MIB...] (docs/cli.md).");
         }
     }
 
@@ -109,11 +108,5 @@ public final class DevicePluginCommand implements Callable<Integer> {
             // fall through
         }
         throw new IllegalArgumentException(flag + " '" + v + "' is not a duration (1s, 500ms, PT1S)");
-    }
-
-    private static Nvml fake(int n) {
-        FakeNvml f = new FakeNvml();
-        for (int i = 0; i < n; i++) f.addH200();
-        return f;
     }
 }

@@ -1,8 +1,18 @@
 package io.mpshare.cli;
 
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.IParameterExceptionHandler;
 
-/** Entry point of {@code mpshare}: parses the subcommand and exits with its status. */
+import java.util.Arrays;
+
+/**
+ * Entry point of {@code mpshare}: parses the subcommand and exits with its status. Expected failures
+ * ({@link CliFailure}, a bad value reported as {@link IllegalArgumentException}, an API server that refuses) print one
+ * line {@code mpshare <subcommand>: ...} on stderr and exit with the codes of {@link ExitCodes}; only bugs print a
+ * stack trace.
+ */
 public final class Main {
     private Main() {}
 
@@ -12,8 +22,53 @@ public final class Main {
 
     /** Runs mpshare with {@code args} and returns the exit code (2 for usage errors). */
     public static int run(String... args) {
-        if (args.length > 0 && args[0].equals("simulate") && java.util.Arrays.stream(args).anyMatch(a -> a.startsWith("--trace-format")))
-            return new CommandLine(new SimulateOpenbCommand()).execute(java.util.Arrays.copyOfRange(args, 1, args.length));
-        return new CommandLine(new MpshareCommand()).setCaseInsensitiveEnumValuesAllowed(true).execute(args);
+        return commandLine(args).execute(commandArgs(args));
     }
+
+    /** The command line that {@link #run} executes for {@code args}, so tests can set its out and err writers. */
+    public static CommandLine commandLine(String... args) {
+        CommandLine cl = routesToOpenb(args) ? new CommandLine(new SimulateOpenbCommand()) : new CommandLine(new MpshareCommand());
+        return cl.setCaseInsensitiveEnumValuesAllowed(true)
+                .setExecutionExceptionHandler(EXECUTION_FAILURES)
+                .setParameterExceptionHandler(USAGE_ERRORS);
+    }
+
+    /** The arguments to pass to {@link #commandLine}'s command: without "simulate" when it routes to the openb replay. */
+    public static String[] commandArgs(String... args) {
+        return routesToOpenb(args) ? Arrays.copyOfRange(args, 1, args.length) : args;
+    }
+
+    private static boolean routesToOpenb(String... args) {
+        return args.length > 0 && args[0].equals("simulate") && Arrays.stream(args).anyMatch(a -> a.startsWith("--trace-format"));
+    }
+
+    private static String name(CommandLine cmd) {
+        return cmd.getCommandSpec().qualifiedName();
+    }
+
+    private static final IExecutionExceptionHandler EXECUTION_FAILURES = (ex, cmd, parsed) -> {
+        switch (ex) {
+            case CliFailure f -> {
+                cmd.getErr().println(name(cmd) + ": " + f.getMessage());
+                return f.exitCode();
+            }
+            case IllegalArgumentException e when e.getMessage() != null -> {
+                cmd.getErr().println(name(cmd) + ": " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
+            case KubernetesClientException e -> {
+                cmd.getErr().println(name(cmd) + ": the API server refused or failed: " + e.getMessage());
+                return ExitCodes.FAILED;
+            }
+            default -> throw ex; // a bug: picocli prints the stack trace
+        }
+    };
+
+    /** picocli's message and a hint, instead of the whole usage text. */
+    private static final IParameterExceptionHandler USAGE_ERRORS = (ex, args) -> {
+        CommandLine cmd = ex.getCommandLine();
+        cmd.getErr().println(name(cmd) + ": " + ex.getMessage());
+        cmd.getErr().println("Try '" + name(cmd) + " --help' for the options.");
+        return ExitCodes.USAGE;
+    };
 }

@@ -1,12 +1,14 @@
 package io.mpshare.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.mpshare.cli.kube.KubeConnector;
+import io.mpshare.cli.kube.KubeOptions;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.scheduler.ExtenderConfig;
 import io.mpshare.scheduler.SchedulerExtender;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.time.Duration;
@@ -31,13 +33,14 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
     @Option(names = "--expiry-period", defaultValue = "PT30S", description = "how often unconfirmed bookings are checked (default ${DEFAULT-VALUE})") Duration expiryPeriod;
     @Option(names = "--bind-attempts", defaultValue = "5", description = "annotation PATCH attempts when the pod changed meanwhile (default ${DEFAULT-VALUE})") int bindAttempts;
     @Option(names = "--http-threads", defaultValue = "0", description = "HTTP worker threads; 0 = one per CPU (default ${DEFAULT-VALUE})") int httpThreads;
+    @Mixin KubeOptions kube;
     @Option(names = "--sync-timeout", defaultValue = "PT5M", description = "how long to wait for the first list of nodes and pods (default ${DEFAULT-VALUE})") Duration syncTimeout;
 
     @Override public Integer call() throws Exception {
         int threads = httpThreads > 0 ? httpThreads : Runtime.getRuntime().availableProcessors();
         var config = new ExtenderConfig(port, MemoryUnit.parse(unit), reserveMib, policy, uidRule, assumeTtl, expiryPeriod, bindAttempts, threads);
         var done = new CountDownLatch(1);
-        try (KubernetesClient client = new KubernetesClientBuilder().build();
+        try (KubernetesClient client = KubeConnector.system().connect(kube);
              var extender = new SchedulerExtender(config, client, SchedulerExtender.policy(policy, uidRule), InstantSource.system(), version())) {
             Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(done::countDown));
             extender.start(syncTimeout);

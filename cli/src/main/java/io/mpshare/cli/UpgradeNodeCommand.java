@@ -1,7 +1,8 @@
 package io.mpshare.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.mpshare.cli.kube.KubeConnector;
+import io.mpshare.cli.kube.KubeOptions;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.mpshare.upgrade.kube.FleetUpgrade;
 import io.mpshare.upgrade.kube.KubeNode;
@@ -10,6 +11,7 @@ import io.mpshare.upgrade.kube.NodeUpgrader.Outcome;
 import io.mpshare.upgrade.kube.Sleeper;
 import io.mpshare.upgrade.plan.UpgradeOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -25,7 +27,7 @@ import java.util.concurrent.Callable;
         description = {"Upgrades the MPS control daemon on a node without killing a client: starts the idle colour (blue/green) "
                 + "with its DaemonSet's current template, switches new clients to it, waits for the old colour's clients to exit.",
                 "Progress is kept in the Node annotation mpshare.io/upgrade-state; run again to resume.",
-                "Exit codes: 0 done, 2 blocked (needs a person), 3 --max-wait passed (progress kept), 1 error."})
+                "Exit codes: 0 done, 3 blocked (needs a person), 4 --max-wait passed (progress kept), 1 error, 2 usage (docs/cli.md)."})
 public final class UpgradeNodeCommand implements Callable<Integer> {
     @Parameters(index = "0", arity = "0..1", paramLabel = "NODE", description = "the node to upgrade") String node;
     @Option(names = "--all", description = "every node labelled ack.node.gpu.schedule=mps") boolean all;
@@ -35,15 +37,15 @@ public final class UpgradeNodeCommand implements Callable<Integer> {
             + "with no idle colour, the seed's procedure in place") boolean drain;
     @Option(names = "--dry-run", description = "print the plan; change nothing") boolean dryRun;
     @Option(names = {"-n", "--namespace"}, description = "namespace of the MPS DaemonSets (default: any)") String namespace;
+    @Mixin KubeOptions kube;
     @Option(names = "--poll", defaultValue = "PT5S", hidden = true) Duration poll;
 
     @Override public Integer call() throws InterruptedException {
         if ((node == null) == !all) {
-            System.err.println("mpshare upgrade-node: name one NODE, or --all");
-            return 1;
+            throw CliFailure.usage("name one NODE, or --all");
         }
         var settings = new NodeUpgrader.Settings(maxWait, drain, UpgradeOptions.DEFAULT_SETTLE, poll);
-        try (KubernetesClient client = new KubernetesClientBuilder().build(); KubeNode kube = new KubeNode(client, namespace)) {
+        try (KubernetesClient client = KubeConnector.system().connect(kube); KubeNode kube = new KubeNode(client, namespace)) {
             NodeUpgrader upgrader = new NodeUpgrader(kube, InstantSource.system(), Sleeper.SYSTEM);
             try {
                 List<String> nodes = all ? kube.mpsNodes() : List.of(node);
@@ -57,11 +59,9 @@ public final class UpgradeNodeCommand implements Callable<Integer> {
                 if (outcomes.containsValue(null)) return 1;
                 return outcomes.values().stream().filter(Objects::nonNull).mapToInt(o -> o.exitCode).max().orElse(0);
             } catch (KubernetesClientException e) {
-                System.err.println("mpshare upgrade-node: the API server at " + client.getMasterUrl() + " refused or failed: " + e.getMessage());
-                return 1;
+                throw CliFailure.failed("the API server at " + client.getMasterUrl() + " refused or failed: " + e.getMessage());
             } catch (IllegalArgumentException e) {
-                System.err.println("mpshare upgrade-node: " + e.getMessage());
-                return 1;
+                throw CliFailure.failed(e.getMessage());
             }
         }
     }

@@ -1,11 +1,13 @@
 package io.mpshare.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.mpshare.cli.kube.KubeConnector;
+import io.mpshare.cli.kube.KubeOptions;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.mpshare.admission.WebhookServer;
 import io.mpshare.admission.cluster.LargestGpu;
 import io.mpshare.admission.review.PodAdmission;
+import io.mpshare.admission.review.SecurityDefaults;
 import io.mpshare.admission.tls.CaBundlePatcher;
 import io.mpshare.admission.tls.MountedCertificate;
 import io.mpshare.admission.tls.SecretCertificateStore;
@@ -16,6 +18,7 @@ import io.mpshare.core.Names;
 import io.mpshare.core.validation.AdmissionRules;
 import io.mpshare.core.validation.PodValidator;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.net.InetSocketAddress;
@@ -26,6 +29,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -58,17 +62,21 @@ public final class WebhookCommand implements Callable<Integer> {
     @Option(names = "--largest-gpu-mib", defaultValue = "0", description = "largest GPU in MiB; 0 watches the nodes' " + Names.ANN_NODE_GPUS + " instead") long largestGpuMib;
     @Option(names = "--gpu-mem-unit", defaultValue = "GiB", description = "unit of " + Names.RESOURCE_GPU_MEM + ": GiB or MiB (default ${DEFAULT-VALUE})") String unit;
     @Option(names = "--context-reserve-mib", defaultValue = "" + Names.DEFAULT_CONTEXT_RESERVE_MIB, description = "CUDA context reserve per container per GPU (default ${DEFAULT-VALUE})") long reserveMib;
+    @Option(names = "--accepted-scheduler", description = "schedulerName whose scheduler calls mpshare's extender (repeatable); shared-GPU pods for any other are refused. None given: not checked") List<String> acceptedSchedulers = new ArrayList<>();
+    @Option(names = "--default-run-as-user", defaultValue = "0", description = "in strict namespaces, set this runAsUser (and runAsNonRoot, allowPrivilegeEscalation: false) on shared-GPU pods that set none; 0 leaves them to be refused") long defaultRunAsUser;
+    @Option(names = "--default-run-as-group", defaultValue = "-1", description = "runAsGroup set with --default-run-as-user (default: the same number)") long defaultRunAsGroup;
     @Option(names = "--threads", defaultValue = "8", description = "request threads (default ${DEFAULT-VALUE})") int threads;
+    @Mixin KubeOptions kube;
     @Option(names = "--reconcile-seconds", defaultValue = "60", description = "how often the caBundle and mounted certificate are checked (default ${DEFAULT-VALUE})") int reconcileSeconds;
 
     @Override public Integer call() throws Exception {
-        if ((certFile == null) != (keyFile == null)) throw new IllegalArgumentException("give both --tls-cert-file and --tls-key-file, or neither");
+        if ((certFile == null) != (keyFile == null)) throw CliFailure.usage("give both --tls-cert-file and --tls-key-file, or neither");
         String ns = namespace();
         Set<String> allowedNs = new HashSet<>(allowed);
         allowedNs.add(ns);
         MemoryUnit memUnit = MemoryUnit.parse(unit);
         boolean needsApi = certFile == null || largestGpuMib <= 0 || !mutating.isEmpty() || !validating.isEmpty();
-        try (KubernetesClient client = needsApi ? new KubernetesClientBuilder().build() : null;
+        try (KubernetesClient client = needsApi ? KubeConnector.system().connect(kube) : null;
              var scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("webhook-reconcile").factory());
              var requests = Executors.newFixedThreadPool(threads, Thread.ofPlatform().daemon().name("webhook-", 0).factory())) {
             Supplier<OptionalLong> largest;
@@ -83,7 +91,10 @@ public final class WebhookCommand implements Callable<Integer> {
                     : new SecretCertificateStore(client, ns, tlsSecret, SelfSigned.serviceDnsNames(service, ns), InstantSource.system(),
                     Duration.ofDays(3650), Duration.ofDays(30)).obtain();
             KubernetesSerialization json = client != null ? client.getKubernetesSerialization() : new KubernetesSerialization();
-            var admission = new PodAdmission(new PodValidator(new AdmissionRules(allowedNs, memUnit, reserveMib)), largest, schedulerName, json);
+            var rules = new AdmissionRules(allowedNs, memUnit, reserveMib, Set.copyOf(acceptedSchedulers));
+            var defaults = defaultRunAsUser <= 0 ? Optional.<SecurityDefaults>empty()
+                    : Optional.of(new SecurityDefaults(defaultRunAsUser, defaultRunAsGroup < 0 ? defaultRunAsUser : defaultRunAsGroup));
+            var admission = new PodAdmission(new PodValidator(rules), largest, schedulerName, json, defaults);
             var patcher = client == null ? null : new CaBundlePatcher(client, mutating, validating, service, ns);
             if (patcher != null) patcher.patch(cert.caPem());
             WebhookServer server = new WebhookServer(new InetSocketAddress(port), cert.sslContext(), admission, requests, json);

@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Wrong arguments end with one line and exit 1 before any API call. */
+/** Wrong arguments end with one line and exit 2 (usage, docs/cli.md) before any API call. */
 class UpgradeNodeCommandTest {
     private static String stderrOf(Runnable r) {
         PrintStream old = System.err;
@@ -22,17 +22,17 @@ class UpgradeNodeCommandTest {
         return buf.toString(StandardCharsets.UTF_8);
     }
 
-    @Test void neitherNodeNorAll_exit1() {
+    @Test void neitherNodeNorAll_exit2() {
         int[] rc = new int[1];
         String err = stderrOf(() -> rc[0] = Main.run("upgrade-node"));
-        assertThat(rc[0]).isEqualTo(1);
+        assertThat(rc[0]).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("name one NODE, or --all");
     }
 
-    @Test void nodeAndAll_exit1() {
+    @Test void nodeAndAll_exit2() {
         int[] rc = new int[1];
         String err = stderrOf(() -> rc[0] = Main.run("upgrade-node", "gpu-1", "--all"));
-        assertThat(rc[0]).isEqualTo(1);
+        assertThat(rc[0]).isEqualTo(ExitCodes.USAGE);
         assertThat(err).contains("name one NODE, or --all");
     }
 

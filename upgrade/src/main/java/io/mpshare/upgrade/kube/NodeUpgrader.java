@@ -17,9 +17,9 @@ import java.util.function.Consumer;
  * Progress lines go to {@code out} (a repeated wait is printed once).
  */
 public final class NodeUpgrader {
-    /** How a run ended; {@link #exitCode} for the command line. */
+    /** How a run ended; {@link #exitCode} for the command line (1 and 2 are every subcommand's: error, usage; docs/cli.md). */
     public enum Outcome {
-        DONE(0), BLOCKED(2), TIMED_OUT(3);
+        DONE(0), BLOCKED(3), TIMED_OUT(4);
         public final int exitCode;
 
         Outcome(int exitCode) { this.exitCode = exitCode; }
