@@ -10,6 +10,7 @@ import io.mpshare.deviceplugin.allocation.AnswerLog;
 import io.mpshare.deviceplugin.allocation.CoreHandler;
 import io.mpshare.deviceplugin.allocation.MemoryHandler;
 import io.mpshare.deviceplugin.allocation.Reconciler;
+import io.mpshare.deviceplugin.ceiling.CeilingController;
 import io.mpshare.deviceplugin.cluster.InventoryPublisher;
 import io.mpshare.deviceplugin.cluster.NodePodCache;
 import io.mpshare.deviceplugin.cluster.NodeView;
@@ -120,6 +121,9 @@ public final class DevicePluginNode implements AutoCloseable {
                     @Override public boolean awaitChange(long seen, Duration timeout) throws InterruptedException { return pods.awaitChange(seen, timeout); }
                 }, cfg.informerWait());
         pods.addListener(manager);
+        // layer 2: each GPU's server ceiling on both colours' daemons follows the bookings (docs/architecture.md)
+        var ceilings = new CeilingController(hw, cfg.unit(), CeilingController.socketTargets(cfg.runDir(), CeilingController.SOCKET_TIMEOUT));
+        pods.addListener(ceilings);
         NodePolicer policer = cfg.policing().enabled()
                 ? new NodePolicer(cfg.policing(), cfg.nodeName(), hw, cfg.unit(), nvml, client, nodeView::activeColour, policing, clock)
                 : null;
@@ -162,6 +166,7 @@ public final class DevicePluginNode implements AutoCloseable {
         core.start(exec, cfg.endpointPeriod());
         reconciler.start(exec, cfg.reconcilePeriod());
         if (policer != null) policer.start();
+        ceilings.start(exec, CeilingController.DEFAULT_PERIOD);
         exec.scheduleWithFixedDelay(() -> publishQuietly(publisher, monitor.current()), 60, 60, java.util.concurrent.TimeUnit.SECONDS);
         LOG.info("mpshare device plugin on node " + cfg.nodeName() + ": " + hw.gpus().size() + " GPU(s), gpu-mem in " + cfg.unit().symbol());
         return new DevicePluginNode(exec, slow, group, pods, nodeView, monitor, mem, core, podResources, manager, reconciler, policer, policing.registry());
