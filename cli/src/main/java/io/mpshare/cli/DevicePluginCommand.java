@@ -8,7 +8,9 @@ import io.mpshare.deviceplugin.DevicePluginConfig;
 import io.mpshare.deviceplugin.DevicePluginNode;
 import io.mpshare.deviceplugin.NodeHttp;
 import io.mpshare.deviceplugin.health.DaemonProbe;
+import io.mpshare.deviceplugin.health.ProcStatLiveness;
 import io.mpshare.deviceplugin.health.SupervisorProbe;
+import io.mpshare.deviceplugin.health.SupervisorSocketProbe;
 import io.mpshare.deviceplugin.policing.PolicingConfig;
 import io.mpshare.policing.ActionPolicy;
 import io.mpshare.nvml.FfmNvml;
@@ -44,7 +46,8 @@ public final class DevicePluginCommand implements Callable<Integer> {
     @Option(names = "--kubelet-socket", description = "kubelet's registration socket (default <plugin-dir>/kubelet.sock)") Path kubeletSocket;
     @Option(names = "--pod-resources-socket", defaultValue = "/var/lib/kubelet/pod-resources/kubelet.sock", description = "kubelet pod-resources API (default ${DEFAULT-VALUE})") Path podResources;
     @Option(names = "--mount-dev-shm", description = "also mount the host's /dev/shm into GPU containers (older drivers only; driver 580 does not need it)") boolean devShm;
-    @Option(names = "--daemon-probe", defaultValue = "status-file", description = "how the MPS daemon's health is read: status-file (<run-dir>/<colour>/status.json + daemon PID, needs hostPID), status-file-no-pid, or none (default ${DEFAULT-VALUE})") String probeKind;
+    @Option(names = "--daemon-probe", defaultValue = "supervisor-socket", description = "how the MPS daemon's health is read: supervisor-socket (a heartbeat on <run-dir>/<colour>/supervisor.sock within 1 s, then the daemon PID in /proc, a zombie counting as dead; needs hostPID), "
+            + "supervisor-socket-no-pid, status-file (<run-dir>/<colour>/status.json + daemon PID; cannot see a hung supervisor), status-file-no-pid, or none (default ${DEFAULT-VALUE})") String probeKind;
     @Option(names = "--health-period-ms", defaultValue = "500", description = "how often daemon and Xids are polled (default ${DEFAULT-VALUE}; at most 1500)") long healthMs;
     @Option(names = "--police", defaultValue = "true", negatable = true, fallbackValue = "true", description = "run the per-pod GPU memory policer (default ${DEFAULT-VALUE}; --no-police: off)") boolean police;
     @Option(names = "--police-action", defaultValue = "terminate", description = "what the policer does about a pod over its limit or a rogue process: event, terminate or evict (default ${DEFAULT-VALUE})") String policeAction;
@@ -65,10 +68,12 @@ public final class DevicePluginCommand implements Callable<Integer> {
         cfg = cfg.withPolicing(PolicingConfig.defaults().withEnabled(police).withAction(ActionPolicy.parse(policeAction))
                 .withInterval(duration("--police-interval", policeInterval)).withProcRoot(procRoot));
         Function<Supplier<String>, DaemonProbe> probe = switch (probeKind) {
+            case "supervisor-socket" -> colour -> new SupervisorSocketProbe(runDir, colour, SupervisorSocketProbe.DEFAULT_DEADLINE, ProcStatLiveness.host());
+            case "supervisor-socket-no-pid" -> colour -> new SupervisorSocketProbe(runDir, colour, SupervisorSocketProbe.DEFAULT_DEADLINE, null);
             case "status-file" -> colour -> new SupervisorProbe(runDir, colour, true);
             case "status-file-no-pid" -> colour -> new SupervisorProbe(runDir, colour, false);
             case "none" -> colour -> () -> true;
-            default -> throw CliFailure.usage("--daemon-probe must be status-file, status-file-no-pid or none, not '" + probeKind + "'");
+            default -> throw CliFailure.usage("--daemon-probe must be supervisor-socket, supervisor-socket-no-pid, status-file, status-file-no-pid or none, not '" + probeKind + "'");
         };
         FakeGpus fakes = fakeGpus == null ? null : FakeGpus.parse(fakeGpus, fakeGpuModel);
         try (KubernetesClient client = KubeConnector.system().connect(kube)) {

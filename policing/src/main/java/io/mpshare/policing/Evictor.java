@@ -1,8 +1,9 @@
 package io.mpshare.policing;
 
 /**
- * Evicts a pod. The device plugin implements it with the Eviction API ({@code pods/eviction}), which
- * respects PodDisruptionBudgets: a 429 answer is {@link Result#BLOCKED}. Host mode stops the job.
+ * Evicts a pod. The device plugin deletes it with a precondition (not the Eviction API: its admission
+ * policy could not tell the pod's node; docs/decisions/node-agent-least-privilege.md), so it never answers
+ * {@link Result#BLOCKED}; an implementation that honours disruption budgets would. Host mode stops the job.
  * Called on the policer's thread; should time out within a few hundred milliseconds.
  */
 @FunctionalInterface

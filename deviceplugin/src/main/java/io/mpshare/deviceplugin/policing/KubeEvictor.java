@@ -1,8 +1,6 @@
 package io.mpshare.deviceplugin.policing;
 
-import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
-import io.fabric8.kubernetes.api.model.policy.v1.Eviction;
-import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.mpshare.core.model.PodKey;
@@ -12,10 +10,13 @@ import java.util.Optional;
 import java.util.logging.Logger;
 
 /**
- * {@link Evictor} over the Eviction API: {@code POST pods/<name>/eviction} with a policy/v1 Eviction, which respects
- * PodDisruptionBudgets. fabric8 answers false on a 429 (a PDB refused it) → {@link Result#BLOCKED}; 404 → {@link Result#GONE}.
- * The client given should not retry (fabric8 retries a 429 with backoff for over a minute otherwise; see
- * {@link NodePolicer#noRetry}): the policer calls this on its own thread and tries again after {@code retryAfter}.
+ * {@link Evictor} by deletion: GET the pod, then {@code DELETE} it with a {@code resourceVersion} precondition, so only
+ * the pod that was judged (same UID, unchanged since) is deleted, with its own grace period. Not the Eviction API:
+ * an Eviction names no node, so the admission policy that keeps the node agent to its own node's pods
+ * (charts/mpshare/templates/node-agent-policy.yaml) could not check it, while a DELETE's old object is the pod
+ * (docs/decisions/node-agent-least-privilege.md). The cost: PodDisruptionBudgets do not hold the policer back,
+ * as they do not hold back {@code terminate} either. 404 or another UID → {@link Result#GONE}; 409 (the pod
+ * changed meanwhile) and other errors → {@link Result#FAILED}, tried again next cycle.
  */
 public final class KubeEvictor implements Evictor {
     private static final Logger LOG = Logger.getLogger(KubeEvictor.class.getName());
@@ -32,20 +33,20 @@ public final class KubeEvictor implements Evictor {
         Optional<PodKey> key = pods.get(podUid);
         if (key.isEmpty()) return Result.GONE;
         PodKey k = key.get();
-        Eviction eviction = new EvictionBuilder().withNewMetadata().withNamespace(k.namespace()).withName(k.name()).endMetadata()
-                .withDeleteOptions(new DeleteOptionsBuilder().withNewPreconditions().withUid(podUid).endPreconditions().build()).build();
         try {
-            boolean ok = client.pods().inNamespace(k.namespace()).withName(k.name()).evict(eviction);
-            if (ok) LOG.info("evicted pod " + k + " (" + reason + ")");
-            return ok ? Result.EVICTED : Result.BLOCKED;
+            var pod = client.pods().inNamespace(k.namespace()).withName(k.name());
+            Pod now = pod.get();
+            if (now == null || !podUid.equals(now.getMetadata().getUid())) return Result.GONE;
+            if (now.getMetadata().getDeletionTimestamp() != null) return Result.EVICTED; // already on its way out
+            boolean ok = !pod.lockResourceVersion(now.getMetadata().getResourceVersion()).delete().isEmpty();
+            if (ok) LOG.info("deleted pod " + k + " (" + reason + ")");
+            return ok ? Result.EVICTED : Result.GONE;
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) return Result.GONE;
-            if (e.getCode() == 429) return Result.BLOCKED;
-            if (e.getCode() == 409) return Result.GONE;   // the UID precondition failed: a new pod of that name
-            LOG.warning("evicting pod " + k + " failed: " + e.getCode() + " " + e.getMessage());
+            LOG.warning("deleting pod " + k + " failed: " + e.getCode() + " " + e.getMessage());
             return Result.FAILED;
         } catch (RuntimeException e) {
-            LOG.warning("evicting pod " + k + " failed: " + e);
+            LOG.warning("deleting pod " + k + " failed: " + e);
             return Result.FAILED;
         }
     }

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 /**
  * fabric8's CRUD mock plus the Eviction API it does not emulate (as upgrade's EvictionCrudDispatcher):
  * {@code POST pods/{name}/eviction} deletes the pod (201), or answers 429 as a PodDisruptionBudget would while the
- * pod's name is in {@link #pdbBlocked}. Every request is logged ("METHOD path").
+ * pod's name is in {@link #pdbBlocked}. Every request is logged ("METHOD path"), DELETE bodies kept.
  */
 final class EvictionDispatcher extends KubernetesCrudDispatcher {
     private static final Pattern EVICTION = Pattern.compile("^/api/v1/namespaces/([^/]+)/pods/([^/?]+)/eviction(\\?.*)?$");
@@ -22,9 +22,11 @@ final class EvictionDispatcher extends KubernetesCrudDispatcher {
     final Set<String> pdbBlocked = ConcurrentHashMap.newKeySet();
     final List<String> log = new CopyOnWriteArrayList<>();
     final List<String> evictionBodies = new CopyOnWriteArrayList<>();
+    final List<String> deleteBodies = new CopyOnWriteArrayList<>();
 
     @Override public MockResponse dispatch(RecordedRequest req) {
         log.add(req.getMethod() + " " + req.getPath());
+        if ("DELETE".equalsIgnoreCase(req.getMethod())) deleteBodies.add(req.getUtf8Body());
         Matcher m = EVICTION.matcher(req.getPath());
         if (!"POST".equalsIgnoreCase(req.getMethod()) || !m.matches()) return super.dispatch(req);
         evictionBodies.add(req.getBody().readUtf8());

@@ -213,27 +213,27 @@ class PolicingIT {
         assertThat(killed).isEmpty();
     }
 
-    @Test void overLimit_evict_postsAnEvictionForTheHogOnly() throws Exception {
+    @Test void overLimit_evict_deletesTheHogOnly_withAPrecondition() throws Exception {
         twoPods(20_000);
         start(ActionPolicy.EVICT);
 
         await("the hog evicted", () -> client.pods().inNamespace("default").withName("hog").get() == null);
-        assertThat(dispatcher.log).anyMatch(l -> l.startsWith("POST /api/v1/namespaces/default/pods/hog/eviction"));
-        assertThat(dispatcher.log).noneMatch(l -> l.contains("/neighbour/eviction"));
-        assertThat(dispatcher.evictionBodies).anyMatch(b -> b.contains("\"policy/v1\"") && b.contains("\"Eviction\"") && b.contains(hogUid));
+        assertThat(dispatcher.log).anyMatch(l -> l.startsWith("DELETE /api/v1/namespaces/default/pods/hog"));
+        assertThat(dispatcher.log).noneMatch(l -> l.contains("/eviction") || l.startsWith("DELETE /api/v1/namespaces/default/pods/neighbour"));
+        assertThat(dispatcher.deleteBodies).anyMatch(b -> b.contains("\"preconditions\"") && b.contains("\"resourceVersion\""));
         await("an eviction event", () -> hasEvent("hog", "GpuPodEvicted"));
         assertThat(client.pods().inNamespace("default").withName("neighbour").get()).isNotNull();
         assertThat(terminates()).isEmpty();
     }
 
-    @Test void evict_refusedByADisruptionBudget_isReportedAsBlocked() throws Exception {
+    /** The cost of deleting instead of evicting (docs/decisions/node-agent-least-privilege.md): a budget does not hold it back. */
+    @Test void evict_disruptionBudget_doesNotHoldThePolicerBack() throws Exception {
         dispatcher.pdbBlocked.add("hog");
         twoPods(20_000);
         start(ActionPolicy.EVICT);
 
-        await("a blocked-eviction warning", () -> hasEvent("hog", "GpuPodEvictionBlocked"));
-        assertThat(client.pods().inNamespace("default").withName("hog").get()).isNotNull();
-        assertThat(events("hog")).filteredOn(e -> "GpuPodEvictionBlocked".equals(e.getReason())).allMatch(e -> "Warning".equals(e.getType()));
+        await("the hog deleted", () -> client.pods().inNamespace("default").withName("hog").get() == null);
+        assertThat(events("hog")).noneMatch(e -> "GpuPodEvictionBlocked".equals(e.getReason()));
     }
 
     @Test void podDeletion_endsItsClientsThroughTheDaemon() throws Exception {
