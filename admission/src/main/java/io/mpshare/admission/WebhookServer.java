@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpsServer;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.mpshare.admission.review.PodAdmission;
+import io.mpshare.core.validation.Tenancy;
 
 import javax.net.ssl.SSLContext;
 import java.io.IOException;
@@ -20,7 +21,10 @@ import java.util.logging.Logger;
 
 /**
  * HTTPS endpoint of the webhook (JDK {@code HttpsServer}): {@code POST /validate} and {@code POST /mutate} take
- * an AdmissionReview v1 and answer one; {@code GET /healthz} answers "ok" for the probes.
+ * an AdmissionReview v1 and answer one for a strict namespace, {@code /validate/trusted} and {@code /mutate/trusted}
+ * for a trusted one (the webhook configuration chooses by the namespace's {@code mpshare.io/tenancy} label, so the
+ * webhook never reads namespaces); {@code GET /healthz} answers "ok" for the probes. Any other path under
+ * {@code /validate} is judged strictly.
  *
  * <p>A review that cannot be read gets 400 with the reason: kube-apiserver then applies the webhook's failure
  * policy. Bodies above {@link #MAX_BODY} are refused (the API server sends at most a few MiB of pod).
@@ -31,6 +35,8 @@ public final class WebhookServer implements AutoCloseable {
     public static final String VALIDATE_PATH = "/validate";
     public static final String MUTATE_PATH = "/mutate";
     public static final String HEALTH_PATH = "/healthz";
+    /** Appended to {@link #VALIDATE_PATH} and {@link #MUTATE_PATH}: the configuration's entry for trusted namespaces calls these. */
+    public static final String TRUSTED_SUFFIX = "/trusted";
 
     /** A pod review answered once before serving: fabric8's first read of a review loads its model (seconds). */
     private static final String WARM_UP = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"warm-up\","
@@ -56,8 +62,10 @@ public final class WebhookServer implements AutoCloseable {
         json.asJson(admission.mutate(json.unmarshal(WARM_UP, AdmissionReview.class)));
         server = HttpsServer.create(address, 64);
         server.setHttpsConfigurator(new HttpsConfigurator(tls));
-        server.createContext(VALIDATE_PATH, ex -> review(ex, admission::validate));
-        server.createContext(MUTATE_PATH, ex -> review(ex, admission::mutate));
+        server.createContext(VALIDATE_PATH, ex -> review(ex, r -> admission.validate(r, Tenancy.STRICT)));
+        server.createContext(MUTATE_PATH, ex -> review(ex, r -> admission.mutate(r, Tenancy.STRICT)));
+        server.createContext(VALIDATE_PATH + TRUSTED_SUFFIX, ex -> review(ex, r -> admission.validate(r, Tenancy.TRUSTED)));
+        server.createContext(MUTATE_PATH + TRUSTED_SUFFIX, ex -> review(ex, r -> admission.mutate(r, Tenancy.TRUSTED)));
         server.createContext(HEALTH_PATH, ex -> send(ex, 200, "text/plain", "ok"));
         server.setExecutor(executor);
         server.start();

@@ -77,13 +77,29 @@ class WebhookServerIT {
     }
 
     @Test
-    void validate_seedSample_allowed() throws Exception {
-        HttpResponse<String> r = post(WebhookServer.VALIDATE_PATH, Reviews.json("seed-sample"));
+    void validate_seedSampleOnTrustedPath_allowedWithWarnings() throws Exception {
+        HttpResponse<String> r = post(WebhookServer.VALIDATE_PATH + WebhookServer.TRUSTED_SUFFIX, Reviews.json("seed-sample"));
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json");
         AdmissionReview out = JSON.unmarshal(r.body(), AdmissionReview.class);
         assertThat(out.getResponse().getUid()).isEqualTo("705ab4f5-6393-11e8-b7cc-42010a800002");
         assertThat(out.getResponse().getAllowed()).isTrue();
+        assertThat(out.getResponse().getWarnings()).anySatisfy(w -> assertThat(w).contains("runs as root", "quit"));
+    }
+
+    @Test
+    void validate_seedSampleOnStrictPath_refusedWithTheLabel() throws Exception {
+        AdmissionReview out = JSON.unmarshal(post(WebhookServer.VALIDATE_PATH, Reviews.json("seed-sample")).body(), AdmissionReview.class);
+        assertThat(out.getResponse().getAllowed()).isFalse();
+        assertThat(out.getResponse().getStatus().getMessage()).contains("runs as root", "kubectl label namespace default mpshare.io/tenancy=trusted");
+    }
+
+    @Test
+    void validate_ephemeralContainerAsRoot_refusedOverHttps() throws Exception {
+        String body = Reviews.json("ephemeral-debug").replace("DEBUG_SECURITY", "{\"runAsUser\": 0}");
+        AdmissionReview out = JSON.unmarshal(post(WebhookServer.VALIDATE_PATH, body).body(), AdmissionReview.class);
+        assertThat(out.getResponse().getAllowed()).isFalse();
+        assertThat(out.getResponse().getStatus().getMessage()).contains("ephemeral container debugger-x7k2p runs as root");
     }
 
     @Test

@@ -17,19 +17,29 @@ import java.util.OptionalLong;
  *
  * @param gpuCountLabel value of the {@code aliyun.com/gpu-count} label, or null
  * @param runAsUser     pod-level {@code securityContext.runAsUser}, or null
+ * @param contextReserveText the {@code mpshare.io/context-reserve-mib} annotation, or null
  */
 public record PodFacts(String namespace, String name, String uid, String gpuCountLabel, Long runAsUser,
-                       List<Container> containers) {
+                       List<Container> containers, String contextReserveText) {
     public PodFacts {
         containers = List.copyOf(containers);
+    }
+
+    public PodFacts(String namespace, String name, String uid, String gpuCountLabel, Long runAsUser, List<Container> containers) {
+        this(namespace, name, uid, gpuCountLabel, runAsUser, containers, null);
     }
 
     /**
      * @param memText   {@code aliyun.com/gpu-mem} from limits (or requests when limits lack it), or null
      * @param coreText  {@code aliyun.com/gpu-core.percentage} likewise, or null
      * @param runAsUser container-level {@code securityContext.runAsUser}, or null
+     * @param sidecar   an init container with {@code restartPolicy: Always} (runs beside the app containers)
      */
-    public record Container(String name, boolean init, String memText, String coreText, Long runAsUser) {}
+    public record Container(String name, boolean init, String memText, String coreText, Long runAsUser, boolean sidecar) {
+        public Container(String name, boolean init, String memText, String coreText, Long runAsUser) {
+            this(name, init, memText, coreText, runAsUser, false);
+        }
+    }
 
     /** True when some container names one of our resources (even with a bad value). */
     public boolean mentionsGpu() {
@@ -73,9 +83,11 @@ public record PodFacts(String namespace, String name, String uid, String gpuCoun
                 if (v > 100) throw new IllegalArgumentException(where + " " + Names.RESOURCE_GPU_CORE + " is " + v + ": give 0 to 100");
                 core = (int) v;
             }
-            out.add(new ContainerRequest(c.name == null ? "" : c.name, c.init, mem, core));
+            out.add(new ContainerRequest(c.name == null ? "" : c.name, c.init, mem, core, c.init && c.sidecar));
             if ((mem > 0 || core > 0) && c.runAsUser != null) uid = c.runAsUser;
         }
-        return new PodInfo(key, this.uid, out, gpuCount, uid == null ? OptionalLong.empty() : OptionalLong.of(uid));
+        OptionalLong reserve = contextReserveText == null ? OptionalLong.empty()
+                : OptionalLong.of(Quantities.parseWhole("pod " + key + " annotation " + Names.ANN_CONTEXT_RESERVE, contextReserveText));
+        return new PodInfo(key, this.uid, out, gpuCount, uid == null ? OptionalLong.empty() : OptionalLong.of(uid), reserve);
     }
 }

@@ -42,7 +42,7 @@ public final class SchedulerExtender implements AutoCloseable {
         this.ledger = new Ledger(clock, config.assumeTtl());
         var engine = new PlacementEngine(ledger, policy);
         this.holds = new PipelineHolds(engine, clock, config.holdTtl());
-        var verbs = new Verbs(engine, new DemandResolver(config.reserveMib()), config.unit(), holds);
+        var verbs = new Verbs(engine, new DemandResolver(config.reserveMib(), config.unit()), config.unit(), holds);
         var failedBinds = new FailedBinds();
         var binder = new Binder(ledger, verbs, new Fabric8PodApi(client, Duration.ofSeconds(30)), config.bindAttempts(),
                 new BindChecks(config.schedulerNames()), failedBinds);

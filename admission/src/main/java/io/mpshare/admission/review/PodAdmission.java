@@ -8,87 +8,142 @@ import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponseBuilder;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReviewBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.mpshare.core.Names;
 import io.mpshare.core.validation.PodValidator;
 import io.mpshare.core.validation.PodView;
+import io.mpshare.core.validation.Tenancy;
 import io.mpshare.core.validation.Violation;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 /**
- * Answers AdmissionReviews for pods: {@link #validate} denies with every broken rule listed, {@link #mutate}
- * steers shared-GPU pods to the mpshare scheduler. Anything that is not a pod is allowed untouched.
+ * Answers AdmissionReviews for pods: {@link #validate} denies with every broken rule listed (a pod CREATE, or an
+ * UPDATE of {@code pods/ephemeralcontainers}), {@link #mutate} steers shared-GPU pods to the mpshare scheduler and,
+ * with {@link SecurityDefaults}, makes them run as a non-root UID in strict namespaces. The namespace's
+ * {@link Tenancy} is the caller's: the webhook configuration picks the path by the namespace's label.
+ * Anything that is not a pod is allowed untouched.
  */
 public final class PodAdmission {
     /** kube-apiserver's name for "no scheduler chosen": it defaults schedulerName before admission. */
-    static final String DEFAULT_SCHEDULER = "default-scheduler";
+    static final String DEFAULT_SCHEDULER = PodValidator.DEFAULT_SCHEDULER;
+    static final String EPHEMERAL_SUBRESOURCE = "ephemeralcontainers";
 
     private final PodValidator validator;
     private final Supplier<OptionalLong> largestGpuMib;
     private final String schedulerName;
     private final KubernetesSerialization json;
+    private final Optional<SecurityDefaults> defaults;
 
     /**
      * @param largestGpuMib the cluster's largest GPU, asked once per review (empty: unknown)
      * @param schedulerName scheduler to set on shared-GPU pods, or empty to leave schedulerName alone
+     * @param defaults      the UID and group to set on shared-GPU pods of strict namespaces that set none, or empty
      */
-    public PodAdmission(PodValidator validator, Supplier<OptionalLong> largestGpuMib, String schedulerName, KubernetesSerialization json) {
+    public PodAdmission(PodValidator validator, Supplier<OptionalLong> largestGpuMib, String schedulerName, KubernetesSerialization json,
+                        Optional<SecurityDefaults> defaults) {
         this.validator = validator;
         this.largestGpuMib = largestGpuMib;
         this.schedulerName = schedulerName == null ? "" : schedulerName;
         this.json = json;
+        this.defaults = defaults;
+    }
+
+    public PodAdmission(PodValidator validator, Supplier<OptionalLong> largestGpuMib, String schedulerName, KubernetesSerialization json) {
+        this(validator, largestGpuMib, schedulerName, json, Optional.empty());
     }
 
     public PodAdmission(PodValidator validator, Supplier<OptionalLong> largestGpuMib, String schedulerName) {
         this(validator, largestGpuMib, schedulerName, new KubernetesSerialization());
     }
 
-    public AdmissionReview validate(AdmissionReview review) {
-        AdmissionRequest req = review.getRequest();
-        if (req == null) throw new IllegalArgumentException("AdmissionReview has no request");
-        PodView pod = pod(req);
-        if (pod == null) return answer(allowed(req).build());
-        List<Violation> violations = validator.validate(pod, largestGpuMib.get());
-        if (violations.isEmpty()) return answer(allowed(req).withWarnings(PodValidator.warnings(pod)).build());
+    /** {@link #validate(AdmissionReview, Tenancy)} for a strict namespace. */
+    public AdmissionReview validate(AdmissionReview review) { return validate(review, Tenancy.STRICT); }
+
+    public AdmissionReview validate(AdmissionReview review, Tenancy tenancy) {
+        AdmissionRequest req = request(review);
+        Pod obj = pod(req);
+        if (obj == null) return answer(allowed(req).build());
+        PodView pod = PodViews.of(obj, req.getNamespace());
+        boolean ephemeral = EPHEMERAL_SUBRESOURCE.equals(req.getSubResource());
+        if (!ephemeral && !creates(req)) return answer(allowed(req).build());
+        List<Violation> violations = ephemeral ? validator.validateEphemeral(pod, tenancy) : validator.validate(pod, largestGpuMib.get(), tenancy);
+        if (violations.isEmpty()) return answer(allowed(req).withWarnings(ephemeral ? List.of() : PodValidator.warnings(pod, tenancy)).build());
         return answer(allowed(req).withAllowed(false)
-                .withStatus(new StatusBuilder().withCode(403).withReason("Forbidden").withMessage(message(pod, violations)).build())
+                .withStatus(new StatusBuilder().withCode(403).withReason("Forbidden").withMessage(message(pod, violations, tenancy)).build())
                 .build());
     }
 
-    public AdmissionReview mutate(AdmissionReview review) {
-        AdmissionRequest req = review.getRequest();
-        if (req == null) throw new IllegalArgumentException("AdmissionReview has no request");
-        PodView pod = pod(req);
-        if (pod == null || schedulerName.isEmpty() || !PodValidator.asksSharedGpu(pod)) return answer(allowed(req).build());
+    /** {@link #mutate(AdmissionReview, Tenancy)} for a strict namespace. */
+    public AdmissionReview mutate(AdmissionReview review) { return mutate(review, Tenancy.STRICT); }
+
+    public AdmissionReview mutate(AdmissionReview review, Tenancy tenancy) {
+        AdmissionRequest req = request(review);
+        Pod obj = pod(req);
+        if (obj == null || !creates(req) || req.getSubResource() != null && !req.getSubResource().isEmpty()) return answer(allowed(req).build());
+        PodView pod = PodViews.of(obj, req.getNamespace());
+        if (!PodValidator.asksSharedGpu(pod)) return answer(allowed(req).build());
+        List<Map<String, Object>> ops = new ArrayList<>();
         String current = pod.schedulerName();
-        if (!current.isEmpty() && !current.equals(DEFAULT_SCHEDULER)) return answer(allowed(req).build());
-        String patch = "[{\"op\":\"add\",\"path\":\"/spec/schedulerName\",\"value\":\"" + schedulerName.replace("\"", "") + "\"}]";
+        if (!schedulerName.isEmpty() && (current.isEmpty() || current.equals(DEFAULT_SCHEDULER))) {
+            Map<String, Object> op = new LinkedHashMap<>();
+            op.put("op", "add");
+            op.put("path", "/spec/schedulerName");
+            op.put("value", schedulerName);
+            ops.add(op);
+        }
+        if (tenancy == Tenancy.STRICT && defaults.isPresent() && obj.getSpec() != null) ops.addAll(defaults.get().ops(obj));
+        if (ops.isEmpty()) return answer(allowed(req).build());
+        String patch = json.asJson(ops);
         return answer(allowed(req).withPatchType("JSONPatch")
                 .withPatch(Base64.getEncoder().encodeToString(patch.getBytes(StandardCharsets.UTF_8))).build());
     }
 
-    /** "pod team-a/p rejected by mpshare: 1) ... 2) ..." — one sentence per broken rule. */
-    static String message(PodView pod, List<Violation> violations) {
+    /** {@link #message(PodView, List, Tenancy)} for a strict namespace. */
+    static String message(PodView pod, List<Violation> violations) { return message(pod, violations, Tenancy.STRICT); }
+
+    /**
+     * "pod team-a/p rejected by mpshare: 1) ... 2) ..." — one sentence per broken rule; when a trusted namespace
+     * would admit what is refused, the label that does it.
+     */
+    static String message(PodView pod, List<Violation> violations, Tenancy tenancy) {
         StringBuilder sb = new StringBuilder("pod ").append(pod.describe()).append(" rejected by mpshare: ");
+        boolean labelHelps = false;
         for (int i = 0; i < violations.size(); i++) {
             if (violations.size() > 1) sb.append(i + 1).append(") ");
             sb.append(violations.get(i).message());
             if (i + 1 < violations.size()) sb.append("; ");
+            labelHelps |= violations.get(i).rule().trustedAdmits();
         }
+        if (labelHelps && tenancy == Tenancy.STRICT)
+            sb.append(" (or, if every pod author of namespace ").append(pod.namespace()).append(" may stop the node's MPS daemon, admit root")
+                    .append(" and host namespaces there: kubectl label namespace ").append(pod.namespace()).append(' ')
+                    .append(Names.LABEL_TENANCY).append('=').append(Names.TENANCY_TRUSTED).append(')');
         return sb.toString();
     }
 
-    private PodView pod(AdmissionRequest req) {
+    private static AdmissionRequest request(AdmissionReview review) {
+        AdmissionRequest req = review.getRequest();
+        if (req == null) throw new IllegalArgumentException("AdmissionReview has no request");
+        return req;
+    }
+
+    /** CREATE, or no operation given (older test reviews). */
+    private static boolean creates(AdmissionRequest req) { return req.getOperation() == null || "CREATE".equals(req.getOperation()); }
+
+    private Pod pod(AdmissionRequest req) {
         Object obj = req.getObject();
-        Pod pod;
-        if (obj instanceof Pod p) pod = p;
-        else if (obj != null && req.getKind() != null && "Pod".equals(req.getKind().getKind()) && "".equals(nullToEmpty(req.getKind().getGroup())))
-            pod = json.convertValue(obj, Pod.class);
-        else return null;
-        return PodViews.of(pod, req.getNamespace());
+        if (obj instanceof Pod p) return p;
+        if (obj != null && req.getKind() != null && "Pod".equals(req.getKind().getKind()) && "".equals(nullToEmpty(req.getKind().getGroup())))
+            return json.convertValue(obj, Pod.class);
+        return null;
     }
 
     private static String nullToEmpty(String s) { return s == null ? "" : s; }

@@ -2,13 +2,19 @@ package io.mpshare.admission.review;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EphemeralContainer;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.mpshare.core.Names;
 import io.mpshare.core.validation.ContainerView;
 import io.mpshare.core.validation.PodView;
+import io.mpshare.core.validation.SecurityView;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,19 +33,39 @@ public final class PodViews {
         // pods of Jobs and ReplicaSets have no name yet at admission: show "mps-sample-*" from generateName
         String name = meta.getName() != null ? meta.getName() : meta.getGenerateName() != null ? meta.getGenerateName() + "*" : "";
         List<ContainerView> cs = new ArrayList<>();
-        for (Container c : nonNull(spec.getInitContainers())) cs.add(container(c, true));
-        for (Container c : nonNull(spec.getContainers())) cs.add(container(c, false));
+        for (Container c : nonNull(spec.getInitContainers()))
+            cs.add(container(c.getName(), true, Names.RESTART_POLICY_ALWAYS.equals(c.getRestartPolicy()), false, c.getResources(),
+                    c.getSecurityContext(), c.getEnv()));
+        for (Container c : nonNull(spec.getContainers()))
+            cs.add(container(c.getName(), false, false, false, c.getResources(), c.getSecurityContext(), c.getEnv()));
+        for (EphemeralContainer c : nonNull(spec.getEphemeralContainers()))
+            cs.add(container(c.getName(), false, false, true, c.getResources(), c.getSecurityContext(), c.getEnv()));
+        Map<String, String> hostPaths = new LinkedHashMap<>();
+        for (Volume v : nonNull(spec.getVolumes()))
+            if (v.getHostPath() != null) hostPaths.put(v.getName() == null ? "" : v.getName(), nullToEmpty(v.getHostPath().getPath()));
+        PodSecurityContext psc = spec.getSecurityContext();
+        SecurityView podSecurity = psc == null ? SecurityView.NONE : SecurityView.pod(psc.getRunAsUser(), psc.getRunAsGroup(), psc.getRunAsNonRoot());
         return new PodView(ns, name, meta.getLabels() == null ? Map.of() : meta.getLabels(), spec.getSchedulerName(), cs,
-                Boolean.TRUE.equals(spec.getHostIPC()));
+                Boolean.TRUE.equals(spec.getHostIPC()),
+                new PodView.Host(Boolean.TRUE.equals(spec.getHostPID()), Boolean.TRUE.equals(spec.getHostNetwork()), spec.getNodeName(), hostPaths),
+                podSecurity, meta.getAnnotations() == null ? Map.of() : meta.getAnnotations());
     }
 
-    private static ContainerView container(Container c, boolean init) {
-        ResourceRequirements r = c.getResources();
-        boolean privileged = c.getSecurityContext() != null && Boolean.TRUE.equals(c.getSecurityContext().getPrivileged());
+    private static ContainerView container(String name, boolean init, boolean sidecar, boolean ephemeral, ResourceRequirements r,
+                                           SecurityContext sc, List<EnvVar> envVars) {
+        boolean privileged = sc != null && Boolean.TRUE.equals(sc.getPrivileged());
         List<String> env = new ArrayList<>();
-        for (EnvVar e : nonNull(c.getEnv())) if (e.getName() != null) env.add(e.getName());
-        return new ContainerView(c.getName() == null ? "" : c.getName(), init,
-                text(r == null ? null : r.getLimits()), text(r == null ? null : r.getRequests()), privileged, env);
+        for (EnvVar e : nonNull(envVars)) if (e.getName() != null) env.add(e.getName());
+        return new ContainerView(name == null ? "" : name, init,
+                text(r == null ? null : r.getLimits()), text(r == null ? null : r.getRequests()), privileged, env, sidecar, ephemeral,
+                security(sc));
+    }
+
+    private static SecurityView security(SecurityContext sc) {
+        if (sc == null) return SecurityView.NONE;
+        List<String> add = sc.getCapabilities() == null ? List.of() : nonNull(sc.getCapabilities().getAdd());
+        return new SecurityView(sc.getRunAsUser(), sc.getRunAsGroup(), sc.getRunAsNonRoot(), sc.getAllowPrivilegeEscalation(), add,
+                sc.getProcMount());
     }
 
     private static Map<String, String> text(Map<String, Quantity> q) {

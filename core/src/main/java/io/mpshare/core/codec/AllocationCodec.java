@@ -8,6 +8,7 @@ import io.mpshare.core.model.ContainerShare;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodInfo;
+import io.mpshare.core.model.PodPeak;
 import io.mpshare.core.model.Gpu;
 
 import java.time.Instant;
@@ -23,8 +24,10 @@ import java.util.Optional;
  * rebuild the ledger from the API server alone.
  *
  * <p>Format of {@code mpshare.io/allocation} (one line, readable in {@code kubectl describe}):
- * <pre>v1;node=n1;gpus=0,3;uuids=GPU-a,GPU-b;reserve=512;charge=7680/30;c=main:7168:30,side:512:0;i=setup:1024:0</pre>
- * {@code c=} lists app containers and {@code i=} init containers as name:MiB-per-GPU:core-per-GPU;
+ * <pre>v1;node=n1;gpus=0,3;uuids=GPU-a,GPU-b;reserve=512;charge=7680/30;c=main:7168:30,side:512:0;i=setup:1024:0,proxy:1024:0;s=proxy</pre>
+ * {@code c=} lists app containers and {@code i=} init containers (in spec order) as name:MiB-per-GPU:core-per-GPU;
+ * {@code s=} names the init containers that are native sidecars ({@code restartPolicy: Always}), which run beside
+ * the app containers ({@link PodPeak});
  * {@code charge=} is MiB/core booked on each GPU. Alongside it: {@code mpshare.io/assume-time} (RFC 3339)
  * and {@code mpshare.io/assigned} (true/false). For gpushare tools the ACK v1 keys are written too.
  *
@@ -44,6 +47,7 @@ public final class AllocationCodec {
                 .append(";charge=").append(d.chargeMib()).append('/').append(d.chargeCore());
         appendContainers(sb, ";c=", d.containers(), false);
         appendContainers(sb, ";i=", d.containers(), true);
+        appendSidecars(sb, d.containers());
         m.put(Names.ANN_ALLOCATION, sb.toString());
         m.put(Names.ANN_ASSUME_TIME, a.assumedAt().toString());
         m.put(Names.ANN_ASSIGNED, Boolean.toString(a.phase() == Phase.ASSIGNED));
@@ -59,6 +63,16 @@ public final class AllocationCodec {
         for (ContainerShare c : cs) {
             if (c.init() != init) continue;
             sb.append(first ? key : ",").append(c.name()).append(':').append(c.memMibPerGpu()).append(':').append(c.corePerGpu());
+            first = false;
+        }
+    }
+
+    /** {@code ;s=a,b}: the names of the {@code i=} entries that are native sidecars (readers that do not know it ignore it). */
+    private static void appendSidecars(StringBuilder sb, List<ContainerShare> cs) {
+        boolean first = true;
+        for (ContainerShare c : cs) {
+            if (!c.sidecar()) continue;
+            sb.append(first ? ";s=" : ",").append(c.name());
             first = false;
         }
     }
@@ -108,21 +122,19 @@ public final class AllocationCodec {
             long reserve = Long.parseLong(require(f, "reserve"));
             String[] charge = require(f, "charge").split("/");
             List<ContainerShare> cs = new ArrayList<>();
-            long appReq = 0, initReq = 0;
+            List<String> sidecars = f.get("s") == null || f.get("s").isEmpty() ? List.of() : List.of(f.get("s").split(","));
             for (String key : new String[]{"c", "i"}) {
                 String v = f.get(key);
                 if (v == null || v.isEmpty()) continue;
                 for (String part : v.split(",")) {
                     String[] p = part.split(":");
                     if (p.length != 3) throw new IllegalArgumentException("container entry '" + part + "' is not name:MiB:core");
-                    var c = new ContainerShare(p[0], key.equals("i"), Long.parseLong(p[1]), Integer.parseInt(p[2]));
-                    cs.add(c);
-                    if (c.init()) initReq = Math.max(initReq, c.memMibPerGpu() * gpus.size());
-                    else appReq += c.memMibPerGpu() * gpus.size();
+                    boolean init = key.equals("i");
+                    cs.add(new ContainerShare(p[0], init, Long.parseLong(p[1]), Integer.parseInt(p[2]), init && sidecars.contains(p[0])));
                 }
             }
             var demand = new GpuDemand(gpus.size(), Long.parseLong(charge[0]), Integer.parseInt(charge[1]), reserve,
-                    Math.max(appReq, initReq), cs, pod.runAsUser());
+                    Math.multiplyExact(PodPeak.mib(cs, 0), gpus.size()), cs, pod.runAsUser());
             Instant at = parseTime(ann.get(Names.ANN_ASSUME_TIME));
             Phase phase = "true".equals(ann.get(Names.ANN_ASSIGNED)) ? Phase.ASSIGNED : bound ? Phase.BOUND : Phase.ASSUMED;
             return new Decoded.Found(new Allocation(pod.key(), pod.uid(), node, gpus, uuids, demand, at, phase));

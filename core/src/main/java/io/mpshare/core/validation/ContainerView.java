@@ -7,18 +7,28 @@ import java.util.Objects;
 /**
  * One container as the admission rules see it.
  *
+ * @param init       an init container (including native sidecars)
  * @param limits     resource name to quantity text as written in {@code resources.limits}
  * @param requests   resource name to quantity text as written in {@code resources.requests}
  * @param privileged {@code securityContext.privileged} is true
  * @param envNames   names of the container's {@code env} entries (envFrom cannot be seen at admission)
+ * @param sidecar    an init container with {@code restartPolicy: Always}
+ * @param ephemeral  an ephemeral container ({@code kubectl debug}), added through {@code pods/ephemeralcontainers}
+ * @param security   its {@code securityContext}
  */
 public record ContainerView(String name, boolean init, Map<String, String> limits, Map<String, String> requests,
-                            boolean privileged, List<String> envNames) {
+                            boolean privileged, List<String> envNames, boolean sidecar, boolean ephemeral, SecurityView security) {
     public ContainerView {
         Objects.requireNonNull(name, "name");
         limits = Map.copyOf(limits);
         requests = Map.copyOf(requests);
         envNames = List.copyOf(envNames);
+        Objects.requireNonNull(security, "security");
+    }
+
+    public ContainerView(String name, boolean init, Map<String, String> limits, Map<String, String> requests,
+                         boolean privileged, List<String> envNames) {
+        this(name, init, limits, requests, privileged, envNames, false, false, SecurityView.NONE);
     }
 
     /** The amount text for {@code resource}: the limit, else the request, else null. */
@@ -26,4 +36,7 @@ public record ContainerView(String name, boolean init, Map<String, String> limit
         String l = limits.get(resource);
         return l != null ? l : requests.get(resource);
     }
+
+    /** "container main", "init container setup", "ephemeral container debugger-x". */
+    public String describe() { return (ephemeral ? "ephemeral container " : init ? "init container " : "container ") + name; }
 }

@@ -15,22 +15,29 @@ import java.util.Locale;
 import java.util.OptionalLong;
 
 /**
- * The admission rules for pods (issue 7). Pure: a pod view and the cluster's largest GPU in, violations out.
+ * The admission rules for pods (issues 7 and 11). Pure: a pod view, the cluster's largest GPU and the namespace's
+ * {@link Tenancy} in, violations out.
  *
  * <p>For a pod that asks for {@code aliyun.com/gpu-mem} or {@code aliyun.com/gpu-core.percentage} (a
  * shared-GPU pod): amounts are positive whole numbers, core at most 100, the {@code aliyun.com/gpu-count}
- * label a positive integer that divides every request, the per-GPU need fits the largest GPU, no container
- * is privileged, and no container sets {@code NVIDIA_VISIBLE_DEVICES} or {@code CUDA_MPS_*}
- * ({@code CUDA_VISIBLE_DEVICES} only picks among GPUs a container already sees, so it stays allowed).
- * For every other pod outside the allow-listed namespaces: no {@code NVIDIA_VISIBLE_DEVICES} in env.
+ * label a positive integer that divides every request in its unit, the per-GPU need fits the largest GPU, a
+ * {@code mpshare.io/context-reserve-mib} annotation within its bounds, no preset {@code spec.nodeName} and a
+ * scheduler that calls mpshare's extender, no container privileged, and no container sets
+ * {@code NVIDIA_VISIBLE_DEVICES} or {@code CUDA_MPS_*} ({@code CUDA_VISIBLE_DEVICES} only picks among GPUs a
+ * container already sees, so it stays allowed); then the {@link TenancyRules} (user, escalation, capabilities,
+ * host namespaces and paths). For every other pod outside the allow-listed namespaces: no
+ * {@code NVIDIA_VISIBLE_DEVICES} in env. Ephemeral containers added later are judged by {@link #validateEphemeral}.
  */
 public final class PodValidator {
+    /** kube-apiserver's name for "no scheduler chosen": it defaults schedulerName before admission. */
+    public static final String DEFAULT_SCHEDULER = "default-scheduler";
+
     private final AdmissionRules rules;
     private final DemandResolver resolver;
 
     public PodValidator(AdmissionRules rules) {
         this.rules = rules;
-        this.resolver = new DemandResolver(rules.reserveMib());
+        this.resolver = new DemandResolver(rules.reserveMib(), rules.unit());
     }
 
     /** True when some container names a shared-GPU resource in its limits or requests. */
@@ -40,20 +47,25 @@ public final class PodValidator {
         return false;
     }
 
+    /** {@link #validate(PodView, OptionalLong, Tenancy)} for a {@link Tenancy#STRICT} namespace. */
+    public List<Violation> validate(PodView pod, OptionalLong largestGpuMib) { return validate(pod, largestGpuMib, Tenancy.STRICT); }
+
     /**
-     * Checks {@code pod}; an empty list admits it.
+     * Checks a pod being created; an empty list admits it.
      *
      * @param largestGpuMib the largest GPU's memory in the cluster, empty when not known (the size rule is then skipped)
      */
-    public List<Violation> validate(PodView pod, OptionalLong largestGpuMib) {
+    public List<Violation> validate(PodView pod, OptionalLong largestGpuMib, Tenancy tenancy) {
         List<Violation> out = new ArrayList<>();
         if (!asksSharedGpu(pod)) {
             if (!rules.allowedNamespaces().contains(pod.namespace())) checkNvidiaEnv(pod, out);
             return out;
         }
         int gpuCount = gpuCount(pod, out);
+        OptionalLong reserve = contextReserve(pod, out);
         List<ContainerRequest> requests = new ArrayList<>();
         for (ContainerView c : pod.containers()) {
+            if (c.ephemeral()) continue;
             long mem = amount(c, Names.RESOURCE_GPU_MEM, out);
             long core = amount(c, Names.RESOURCE_GPU_CORE, out);
             if (core > 100) out.add(new Violation(Rule.CORE_RANGE, c.name(), "container " + c.name() + " asks "
@@ -61,38 +73,106 @@ public final class PodValidator {
             divides(c, Names.RESOURCE_GPU_MEM, mem, gpuCount, out);
             divides(c, Names.RESOURCE_GPU_CORE, core, gpuCount, out);
             if (mem >= 0 && core >= 0 && core <= 100)
-                requests.add(new ContainerRequest(c.name(), c.init(), rules.unit().toMib(mem), (int) core));
+                requests.add(new ContainerRequest(c.name(), c.init(), rules.unit().toMib(mem), (int) core, c.sidecar()));
         }
-        if (out.isEmpty()) checkDemand(pod, requests, gpuCount, largestGpuMib, out);
-        for (ContainerView c : pod.containers()) {
-            if (c.privileged()) out.add(new Violation(Rule.PRIVILEGED, c.name(), "container " + c.name()
-                    + " is privileged, so it would see every GPU of the node and escape its share: remove securityContext.privileged"));
-            for (String env : c.envNames()) {
-                if (env.equals(Names.ENV_VISIBLE_DEVICES) || env.startsWith(Names.ENV_MPS_PREFIX))
-                    out.add(new Violation(Rule.RESERVED_ENV, c.name(), "container " + c.name() + " sets " + env
-                            + ", which mpshare sets itself for shared-GPU pods: remove it from env (CUDA_VISIBLE_DEVICES may stay)"));
-            }
-        }
+        if (out.isEmpty()) checkDemand(pod, requests, gpuCount, reserve, largestGpuMib, out);
+        checkPlacement(pod, out);
+        for (ContainerView c : pod.containers()) containerRules(pod, c, tenancy, out);
+        TenancyRules.pod(pod, tenancy, out);
         return out;
     }
 
     /**
-     * Advice that does not block the pod: for a shared-GPU pod with {@code hostIPC}, that mpshare does not need it
-     * (FACTS.md: MPS clients work in their own IPC namespace on driver 580). The seed's sample sets it, so it is
-     * a warning, never a denial.
+     * Checks the ephemeral containers of a pod (an UPDATE of {@code pods/ephemeralcontainers}, e.g. {@code kubectl debug}):
+     * in a shared-GPU pod the same user, privilege and env rules as its other containers; in any other pod outside the
+     * allow-listed namespaces no {@code NVIDIA_VISIBLE_DEVICES} (the NVIDIA runtime would hand such a container every GPU).
      */
-    public static List<String> warnings(PodView pod) {
-        if (!pod.hostIPC() || !asksSharedGpu(pod)) return List.of();
-        return List.of("pod " + pod.describe() + ": hostIPC is not needed for shared GPUs under mpshare (MPS clients work in their own"
-                + " IPC namespace on driver 580 and later); remove it unless the application itself needs the host's IPC");
+    public List<Violation> validateEphemeral(PodView pod, Tenancy tenancy) {
+        List<Violation> out = new ArrayList<>();
+        boolean shared = asksSharedGpu(pod);
+        for (ContainerView c : pod.containers()) {
+            if (!c.ephemeral()) continue;
+            if (shared) containerRules(pod, c, tenancy, out);
+            else if (!rules.allowedNamespaces().contains(pod.namespace())) nvidiaEnv(pod, c, out);
+        }
+        return out;
+    }
+
+    /** {@link #warnings(PodView, Tenancy)} for a trusted namespace. */
+    public static List<String> warnings(PodView pod) { return warnings(pod, Tenancy.TRUSTED); }
+
+    /**
+     * Advice that does not block the pod. In a trusted namespace: root and each host namespace with its risk, and that
+     * hostIPC is not needed (FACTS.md: MPS clients work in their own IPC namespace on driver 580; the seed's sample sets
+     * it). In both: a non-root pod without a runAsUser, whose UID the extender cannot see.
+     */
+    public static List<String> warnings(PodView pod, Tenancy tenancy) {
+        if (!asksSharedGpu(pod)) return List.of();
+        List<String> out = new ArrayList<>();
+        if (tenancy == Tenancy.TRUSTED) {
+            TenancyRules.warnings(pod, out);
+            if (pod.hostIPC())
+                out.add("pod " + pod.describe() + ": hostIPC is not needed for shared GPUs under mpshare (MPS clients work in their own"
+                        + " IPC namespace on driver 580 and later) and shares the node's System V IPC with every pod that has it;"
+                        + " remove it unless the application itself needs the host's IPC");
+        }
+        for (ContainerView c : pod.containers()) {
+            if (c.ephemeral() || c.security().runAsUser() != null || pod.security().runAsUser() != null || TenancyRules.rootReason(pod, c) != null) continue;
+            out.add("pod " + pod.describe() + ": " + c.describe() + " runs as its image's non-root user, which mpshare cannot see: set"
+                    + " securityContext.runAsUser so that pods of different UIDs are kept off one GPU (MPS serves one UID at a time)");
+            break;
+        }
+        return out;
+    }
+
+    private void containerRules(PodView pod, ContainerView c, Tenancy tenancy, List<Violation> out) {
+        if (c.privileged()) out.add(new Violation(Rule.PRIVILEGED, c.name(), c.describe()
+                + " is privileged, so it would see every GPU of the node and escape its share: remove securityContext.privileged"));
+        for (String env : c.envNames()) {
+            if (env.equals(Names.ENV_VISIBLE_DEVICES) || env.startsWith(Names.ENV_MPS_PREFIX))
+                out.add(new Violation(Rule.RESERVED_ENV, c.name(), c.describe() + " sets " + env
+                        + ", which mpshare sets itself for shared-GPU pods: remove it from env (CUDA_VISIBLE_DEVICES may stay)"));
+        }
+        TenancyRules.container(pod, c, tenancy, out);
+    }
+
+    /** A preset node skips the extender's booking; another scheduler never calls it. */
+    private void checkPlacement(PodView pod, List<Violation> out) {
+        if (!pod.host().nodeName().isEmpty())
+            out.add(new Violation(Rule.NODE_NAME, "", "spec.nodeName is set to " + pod.host().nodeName() + ", which skips mpshare's"
+                    + " scheduler and its GPU booking: remove nodeName and pin the node with a nodeSelector on kubernetes.io/hostname instead"));
+        String sched = pod.schedulerName().isEmpty() ? DEFAULT_SCHEDULER : pod.schedulerName();
+        if (!rules.acceptedSchedulers().isEmpty() && !rules.acceptedSchedulers().contains(sched))
+            out.add(new Violation(Rule.SCHEDULER, "", "schedulerName " + sched + " does not place shared GPUs through mpshare, so its GPU"
+                    + " would not be booked: set schedulerName to " + String.join(" or ", new java.util.TreeSet<>(rules.acceptedSchedulers()))
+                    + " or remove it"));
+    }
+
+    /** The pod's {@link Names#ANN_CONTEXT_RESERVE}, empty when absent or after adding a violation. */
+    private OptionalLong contextReserve(PodView pod, List<Violation> out) {
+        String text = pod.annotations().get(Names.ANN_CONTEXT_RESERVE);
+        if (text == null) return OptionalLong.empty();
+        try {
+            long v = Long.parseLong(text.trim());
+            if (v >= Names.MIN_CONTEXT_RESERVE_MIB && v <= Names.MAX_CONTEXT_RESERVE_MIB) return OptionalLong.of(v);
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        out.add(new Violation(Rule.CONTEXT_RESERVE, "", "annotation " + Names.ANN_CONTEXT_RESERVE + " is '" + text + "': give a whole"
+                + " number of MiB from " + Names.MIN_CONTEXT_RESERVE_MIB + " to " + Names.MAX_CONTEXT_RESERVE_MIB
+                + ", or remove it for the cluster's default of " + rules.reserveMib()));
+        return OptionalLong.empty();
     }
 
     private void checkNvidiaEnv(PodView pod, List<Violation> out) {
-        for (ContainerView c : pod.containers())
-            if (c.envNames().contains(Names.ENV_VISIBLE_DEVICES))
-                out.add(new Violation(Rule.NVIDIA_ENV, c.name(), "container " + c.name() + " sets " + Names.ENV_VISIBLE_DEVICES
-                        + ", which takes GPUs behind the scheduler's back: remove it and ask for " + Names.RESOURCE_GPU_MEM
-                        + " instead (namespace " + pod.namespace() + " is not allowed to set it)"));
+        for (ContainerView c : pod.containers()) nvidiaEnv(pod, c, out);
+    }
+
+    private static void nvidiaEnv(PodView pod, ContainerView c, List<Violation> out) {
+        if (c.envNames().contains(Names.ENV_VISIBLE_DEVICES))
+            out.add(new Violation(Rule.NVIDIA_ENV, c.name(), c.describe() + " sets " + Names.ENV_VISIBLE_DEVICES
+                    + ", which takes GPUs behind the scheduler's back: remove it and ask for " + Names.RESOURCE_GPU_MEM
+                    + " instead (namespace " + pod.namespace() + " is not allowed to set it)"));
     }
 
     /** The whole amount of {@code resource}, 0 when absent, -1 after adding a violation. */
@@ -138,9 +218,10 @@ public final class PodValidator {
         return 1;
     }
 
-    private void checkDemand(PodView pod, List<ContainerRequest> requests, int gpuCount, OptionalLong largest, List<Violation> out) {
+    private void checkDemand(PodView pod, List<ContainerRequest> requests, int gpuCount, OptionalLong reserve, OptionalLong largest,
+                             List<Violation> out) {
         PodInfo info = new PodInfo(PodKey.of(pod.namespace(), pod.name().isEmpty() ? "unnamed" : pod.name()), "", requests,
-                gpuCount, OptionalLong.empty());
+                gpuCount, OptionalLong.empty(), reserve);
         switch (resolver.resolve(info)) {
             case DemandResolver.Resolution.Invalid inv -> out.add(new Violation(Rule.DEMAND, "", inv.reason()));
             case DemandResolver.Resolution.Resolved r -> checkSize(r.demand(), largest, out);

@@ -32,6 +32,27 @@ public record Violation(Rule rule, String container, String message) {
         /** NVIDIA_VISIBLE_DEVICES or CUDA_MPS_* set by the user in a shared-GPU pod. */
         RESERVED_ENV,
         /** NVIDIA_VISIBLE_DEVICES in any pod outside the allow-listed namespaces. */
-        NVIDIA_ENV
+        NVIDIA_ENV,
+        /** {@code mpshare.io/context-reserve-mib} not a whole number within the bounds. */
+        CONTEXT_RESERVE,
+        /** A container of a shared-GPU pod runs as root (strict namespaces): root can command the MPS daemon. */
+        ROOT,
+        /** A non-root container that may regain root through a setuid binary (strict namespaces). */
+        PRIVILEGE_ESCALATION,
+        /** hostPID, hostIPC or hostNetwork in a shared-GPU pod (strict namespaces). */
+        HOST_NAMESPACE,
+        /** A hostPath volume that reaches the MPS pipe directories, the kubelet's folder or the host's /proc. */
+        HOST_PATH,
+        /** A capability that reaches other UIDs, their files or the kernel ({@code SYS_ADMIN}, {@code SYS_PTRACE}, ...). */
+        CAPABILITIES,
+        /** {@code procMount: Unmasked}. */
+        PROC_MOUNT,
+        /** A shared-GPU pod created with spec.nodeName: it would bypass the extender's booking. */
+        NODE_NAME,
+        /** A shared-GPU pod for a scheduler that does not call mpshare's extender. */
+        SCHEDULER;
+
+        /** Rules a namespace labelled {@code mpshare.io/tenancy=trusted} turns into warnings. */
+        public boolean trustedAdmits() { return this == ROOT || this == PRIVILEGE_ESCALATION || this == HOST_NAMESPACE; }
     }
 }

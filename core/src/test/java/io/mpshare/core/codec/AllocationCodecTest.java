@@ -49,7 +49,9 @@ class AllocationCodecTest {
                 argumentSet("one container, assigned", pod(1, app("main", 7168, 30)), List.of(3), Phase.ASSIGNED),
                 argumentSet("two GPUs, two containers", pod(2, app("main", 14336, 40), app("side", 2048, 0)), List.of(0, 3), Phase.BOUND),
                 argumentSet("init container listed first", pod(1, init("setup", 9216, 0), app("main", 1024, 10)), List.of(1), Phase.ASSIGNED),
-                argumentSet("only init asks GPU", pod(1, init("setup", 1024, 0), app("web", 0, 0)), List.of(1), Phase.BOUND));
+                argumentSet("only init asks GPU", pod(1, init("setup", 1024, 0), app("web", 0, 0)), List.of(1), Phase.BOUND),
+                argumentSet("native sidecar between init containers", pod(1, init("fetch", 2048, 0),
+                        ContainerRequest.sidecar("proxy", 1024, 0), init("setup", 4096, 0), app("main", 1024, 10)), List.of(1), Phase.ASSIGNED));
     }
 
     @ParameterizedTest
@@ -178,5 +180,16 @@ class AllocationCodecTest {
         assertThat(d).isInstanceOf(Decoded.Malformed.class);
         for (String f : fragments) assertThat(((Decoded.Malformed) d).reason()).contains(f);
         assertThat(AllocationCodec.found(d)).isEmpty();
+    }
+
+    @Test
+    void encode_nativeSidecar_namedInS_andRequestedFollowsTheSidecarRule() {
+        Allocation a = allocation(pod(1, ContainerRequest.sidecar("proxy", 1024, 0), init("setup", 4096, 0), app("main", 2048, 0)), List.of(0), Phase.BOUND);
+        String line = AllocationCodec.encode(a, MemoryUnit.GIB).get(Names.ANN_ALLOCATION);
+        assertThat(line).contains(";i=proxy:1024:0,setup:4096:0;s=proxy").contains("charge=" + (1024 + 512 + 4096 + 512));
+        var back = ((Decoded.Found) AllocationCodec.decode(pod(1), AllocationCodec.encode(a, MemoryUnit.GIB), "n1", N1, true, MemoryUnit.GIB)).allocation();
+        assertThat(back.demand().requestedMib()).isEqualTo(1024 + 4096);
+        assertThat(back.demand().containers()).filteredOn(c -> c.name().equals("proxy")).singleElement()
+                .satisfies(c -> assertThat(c.sidecar()).isTrue());
     }
 }

@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 import static io.mpshare.core.CoreFixtures.key;
 import static io.mpshare.core.model.ContainerRequest.app;
 import static io.mpshare.core.model.ContainerRequest.init;
+import static io.mpshare.core.model.ContainerRequest.sidecar;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.argumentSet;
@@ -105,5 +106,68 @@ class DemandResolverTest {
     @Test
     void containerRequest_coreAbove100_throws() {
         assertThatThrownBy(() -> app("main", 1024, 101)).hasMessageContaining("0-100");
+    }
+
+    /** Kubernetes' rule for native sidecars (KEP-753): they run beside the app containers; init containers after them add to them. */
+    static Stream<Arguments> sidecars() {
+        return Stream.of(
+                argumentSet("sidecar counted with the app containers", pod(1, sidecar("proxy", 1024, 10), app("main", 2048, 20)),
+                        1024 + 512 + 2048 + 512L, 30, 3072L),
+                argumentSet("init after a sidecar runs beside it", pod(1, sidecar("proxy", 1024, 0), init("setup", 8192, 0), app("main", 1024, 0)),
+                        1024 + 512 + 8192 + 512L, 0, 9216L),
+                argumentSet("init before a sidecar does not", pod(1, init("setup", 4096, 0), sidecar("proxy", 1024, 0), app("main", 1024, 0)),
+                        4096 + 512L, 0, 4096L),
+                argumentSet("two sidecars and an app", pod(1, sidecar("a", 1024, 0), sidecar("b", 1024, 0), app("main", 1024, 0)),
+                        3 * (1024 + 512L), 0, 3072L),
+                argumentSet("sidecar cores add to the app's", pod(1, sidecar("proxy", 1024, 60), app("main", 1024, 40)),
+                        2 * (1024 + 512L), 100, 2048L));
+    }
+
+    @ParameterizedTest
+    @MethodSource("sidecars")
+    void resolve_nativeSidecars_countedWithAppContainers(PodInfo pod, long chargeMib, int core, long requestedMib) {
+        GpuDemand d = ((Resolution.Resolved) new DemandResolver(512).resolve(pod)).demand();
+        assertThat(d.chargeMib()).as("charge per GPU").isEqualTo(chargeMib);
+        assertThat(d.chargeCore()).as("core per GPU").isEqualTo(core);
+        assertThat(d.requestedMib()).as("requested").isEqualTo(requestedMib);
+        assertThat(d.containers()).filteredOn(ContainerShare::sidecar).allSatisfy(c -> assertThat(c.init()).isTrue());
+    }
+
+    @Test
+    void resolve_sidecarCoresPast100_invalid() {
+        var r = new DemandResolver(512).resolve(pod(1, sidecar("proxy", 1024, 60), app("main", 1024, 60)));
+        assertThat(r).isInstanceOf(Resolution.Invalid.class);
+        assertThat(((Resolution.Invalid) r).reason()).contains("120%");
+    }
+
+    @Test
+    void resolve_gpuCountSplitNotWholeGib_invalid() {
+        // ACK: N GiB over M GPUs with N/M whole; 15 GiB over 2 is 7.5 GiB each, refused in the request's unit
+        var r = new DemandResolver(512, io.mpshare.core.MemoryUnit.GIB).resolve(pod(2, app("main", 15 * 1024, 0)));
+        assertThat(r).isInstanceOf(Resolution.Invalid.class);
+        assertThat(((Resolution.Invalid) r).reason()).contains("asks 15 GiB", "over 2 GPUs in whole GiB", "such as 14 or 16");
+        var ok = new DemandResolver(512, io.mpshare.core.MemoryUnit.GIB).resolve(pod(2, app("main", 16 * 1024, 0)));
+        assertThat(((Resolution.Resolved) ok).demand().chargeMib()).isEqualTo(8 * 1024 + 512);
+    }
+
+    @Test
+    void resolve_gpuCountSplitInMib_wholeMibAccepted() {
+        var r = new DemandResolver(512, io.mpshare.core.MemoryUnit.MIB).resolve(pod(2, app("main", 15 * 1024, 0)));
+        assertThat(((Resolution.Resolved) r).demand().chargeMib()).isEqualTo(7680 + 512);
+    }
+
+    @Test
+    void resolve_podContextReserve_overridesDefault() {
+        var info = new PodInfo(key("p"), "u", List.of(app("a", 2048, 0), app("b", 1024, 0)), 1, OptionalLong.empty(), OptionalLong.of(1536));
+        GpuDemand d = ((Resolution.Resolved) new DemandResolver(1024).resolve(info)).demand();
+        assertThat(d.reserveMib()).isEqualTo(1536);
+        assertThat(d.chargeMib()).isEqualTo(2048 + 1536 + 1024 + 1536);
+    }
+
+    @Test
+    void resolve_podContextReserveOutOfBounds_invalid() {
+        var info = new PodInfo(key("p"), "u", List.of(app("a", 2048, 0)), 1, OptionalLong.empty(), OptionalLong.of(100_000));
+        var r = new DemandResolver(1024).resolve(info);
+        assertThat(((Resolution.Invalid) r).reason()).contains(io.mpshare.core.Names.ANN_CONTEXT_RESERVE, "256 to 8192");
     }
 }

@@ -2,6 +2,7 @@ package io.mpshare.core.validation;
 
 import io.mpshare.core.Names;
 import io.mpshare.core.validation.Violation.Rule;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -17,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class PodValidatorTest {
     private static final long H200_MIB = 143_771;
-    private final PodValidator validator = new PodValidator(AdmissionRules.defaults(Set.of("mpshare-system")));
+    private final PodValidator validator = new PodValidator(AdmissionRules.defaults(Set.of("mpshare-system"))
+            .withAcceptedSchedulers(Set.of(Names.SCHEDULER_NAME)));
 
     /** A case: a pod, the largest GPU, and the rules expected to break with a fragment of each message. */
     record Case(String name, PodView pod, OptionalLong largest, List<Rule> rules, List<String> says) {
@@ -55,6 +57,44 @@ class PodValidatorTest {
                 bad("user CUDA_MPS_PIPE_DIRECTORY in an init container", pod().c(c("main").mem("7")).c(c("setup").init().env(Names.ENV_MPS_PIPE)), Rule.RESERVED_ENV, "container setup"),
                 bad("shared-GPU pod in an allowed namespace still may not set it", pod().ns("mpshare-system").c(c("main").mem("7").env(Names.ENV_VISIBLE_DEVICES)), Rule.RESERVED_ENV, "NVIDIA_VISIBLE_DEVICES"),
                 bad("plain pod with NVIDIA_VISIBLE_DEVICES=all", pod().c(c("rogue").env(Names.ENV_VISIBLE_DEVICES)), Rule.NVIDIA_ENV, "ask for aliyun.com/gpu-mem instead"),
+                bad("gpu-count 2 does not split 15 GiB", pod().label(Names.LABEL_GPU_COUNT, "2").c(c("main").mem("15")), Rule.GPU_COUNT, "such as 14 or 16"),
+                ok("native sidecar counted beside the app", pod().c(c("proxy").sidecar().mem("10")).c(c("main").mem("120"))),
+                bad("native sidecar tips it over the largest GPU", pod().c(c("proxy").sidecar().mem("20")).c(c("main").mem("120")), Rule.TOO_LARGE, "largest GPU"),
+                ok("context reserve annotation in bounds", pod().ann(Names.ANN_CONTEXT_RESERVE, "1536").c(c("main").mem("7"))),
+                bad("context reserve annotation not a number", pod().ann(Names.ANN_CONTEXT_RESERVE, "1Gi").c(c("main").mem("7")), Rule.CONTEXT_RESERVE, "from 256 to 8192"),
+                bad("context reserve annotation too large", pod().ann(Names.ANN_CONTEXT_RESERVE, "100000").c(c("main").mem("7")), Rule.CONTEXT_RESERVE, "from 256 to 8192"),
+                bad("context reserve counted in the size", pod().ann(Names.ANN_CONTEXT_RESERVE, "2048").c(c("main").mem("139")), Rule.TOO_LARGE, "2 GiB CUDA context reserve"),
+                // who runs the pod (strict namespace)
+                bad("root: runAsUser 0 on the container", pod().c(c("main").mem("7").uid(0L)), Rule.ROOT, "runAsUser: 0"),
+                bad("root: runAsUser 0 on the pod", pod().podSecurity(0L, null).c(c("main").mem("7")), Rule.ROOT, "set securityContext.runAsUser to a non-zero UID"),
+                bad("root: no runAsUser, runAsNonRoot unset", pod().podSecurity(null, null).c(c("main").mem("7")), Rule.ROOT, "the image's user"),
+                ok("runAsNonRoot without runAsUser: kubelet refuses root", pod().podSecurity(null, true).c(c("main").mem("7"))),
+                ok("container runAsUser overrides a root pod", pod().podSecurity(0L, null).c(c("main").mem("7").uid(1000L))),
+                bad("root sidecar without GPU in a shared-GPU pod", pod().c(c("main").mem("7")).c(c("log").uid(0L)), Rule.ROOT, "container log"),
+                bad("root init container", pod().c(c("setup").init().uid(0L)).c(c("main").mem("7")), Rule.ROOT, "init container setup"),
+                bad("privilege escalation left on", pod().c(c("main").mem("7").escalation(null)), Rule.PRIVILEGE_ESCALATION, "allowPrivilegeEscalation: false"),
+                bad("capability SYS_ADMIN", pod().c(c("main").mem("7").cap("SYS_ADMIN")), Rule.CAPABILITIES, "SYS_ADMIN"),
+                bad("capability CAP_SYS_PTRACE", pod().c(c("main").mem("7").cap("CAP_SYS_PTRACE")), Rule.CAPABILITIES, "CAP_SYS_PTRACE"),
+                bad("capability setuid", pod().c(c("main").mem("7").cap("setuid")), Rule.CAPABILITIES, "remove it from securityContext.capabilities.add"),
+                ok("capability NET_BIND_SERVICE", pod().c(c("main").mem("7").cap("NET_BIND_SERVICE"))),
+                bad("procMount Unmasked", pod().c(c("main").mem("7").procMount("Unmasked")), Rule.PROC_MOUNT, "Unmasked"),
+                bad("hostPID", pod().hostPid().c(c("main").mem("7")), Rule.HOST_NAMESPACE, "remove hostPID"),
+                bad("hostIPC", pod().hostIpc().c(c("main").mem("7")), Rule.HOST_NAMESPACE, "remove hostIPC"),
+                bad("hostNetwork", pod().hostNetwork().c(c("main").mem("7")), Rule.HOST_NAMESPACE, "remove hostNetwork"),
+                bad("hostPath to the pipe directory", pod().hostPath("mps", "/run/mpshare/blue/pipe").c(c("main").mem("7")), Rule.HOST_PATH, "control sockets"),
+                bad("hostPath through /var/run", pod().hostPath("mps", "/var/run/mpshare").c(c("main").mem("7")), Rule.HOST_PATH, "/run/mpshare"),
+                bad("hostPath above it", pod().hostPath("run", "/run/").c(c("main").mem("7")), Rule.HOST_PATH, "/run/mpshare"),
+                bad("hostPath of the root", pod().hostPath("root", "/").c(c("main").mem("7")), Rule.HOST_PATH, "reaches"),
+                bad("hostPath with dot-dot", pod().hostPath("k", "/opt/../var/lib/kubelet/pods").c(c("main").mem("7")), Rule.HOST_PATH, "kubelet"),
+                bad("hostPath of /proc", pod().hostPath("p", "/proc").c(c("main").mem("7")), Rule.HOST_PATH, "every process"),
+                ok("hostPath of a data folder", pod().hostPath("data", "/data/models").c(c("main").mem("7"))),
+                ok("hostPath /runner is not /run", pod().hostPath("data", "/runner/cache").c(c("main").mem("7"))),
+                // where and by whom it is placed
+                bad("preset nodeName", pod().nodeName("n1").c(c("main").mem("7")), Rule.NODE_NAME, "nodeSelector on kubernetes.io/hostname"),
+                bad("foreign schedulerName", pod().scheduler("volcano").c(c("main").mem("7")), Rule.SCHEDULER, "set schedulerName to mpshare-scheduler"),
+                bad("default scheduler while mpshare's is required", pod().scheduler("").c(c("main").mem("7")), Rule.SCHEDULER, "default-scheduler"),
+                ok("mpshare scheduler", pod().scheduler(Names.SCHEDULER_NAME).c(c("main").mem("7"))),
+                ok("plain pod with a preset node is not ours", pod().nodeName("n1").podSecurity(0L, null).hostPid().c(c("web"))),
                 new Case("several rules at once", pod().c(c("main").mem("0").privileged().env("CUDA_MPS_LOG_DIRECTORY")).view(), OptionalLong.of(H200_MIB),
                         List.of(Rule.AMOUNT, Rule.PRIVILEGED, Rule.RESERVED_ENV), List.of("container main", "container main", "container main")));
     }
@@ -67,13 +107,92 @@ class PodValidatorTest {
         for (int i = 0; i < c.says().size(); i++) assertThat(got.get(i).message()).contains(c.says().get(i));
     }
 
-    @org.junit.jupiter.api.Test
+    /** The seed's sample as PodViews builds it: root (the image's user), hostIPC and hostPID, 7 GiB. */
+    static PodView seedSample() {
+        return pod().ns("default").podSecurity(null, null).hostIpc().hostPid().c(c("mps-sample").mem("7").escalation(null)).view();
+    }
+
+    @Test
+    void validate_seedSampleInTrustedNamespace_admittedWithWarningsThatNameTheRisk() {
+        assertThat(validator.validate(seedSample(), OptionalLong.of(H200_MIB), Tenancy.TRUSTED)).isEmpty();
+        List<String> w = PodValidator.warnings(seedSample(), Tenancy.TRUSTED);
+        assertThat(w).hasSize(3);
+        assertThat(w.get(0)).contains("runs as root", "quit", "stops every shared-GPU pod on the node", Names.LABEL_TENANCY + "=trusted");
+        assertThat(w.get(1)).contains("hostPID", "signal and trace");
+        assertThat(w.get(2)).contains("hostIPC is not needed", "System V IPC");
+    }
+
+    @Test
+    void validate_seedSampleInStrictNamespace_refusedSayingWhatToSet() {
+        List<Violation> got = validator.validate(seedSample(), OptionalLong.of(H200_MIB), Tenancy.STRICT);
+        assertThat(got).extracting(Violation::rule).containsExactly(Rule.ROOT, Rule.HOST_NAMESPACE, Rule.HOST_NAMESPACE);
+        assertThat(got.get(0).message()).contains("container mps-sample runs as root", "set securityContext.runAsUser to a non-zero UID");
+        assertThat(got).allSatisfy(v -> assertThat(v.rule().trustedAdmits()).isTrue());
+    }
+
+    @Test
+    void validate_trustedNamespace_stillRefusesPrivilegedCapsHostPathAndPresetNode() {
+        PodView p = pod().podSecurity(0L, null).nodeName("n1").hostPath("mps", "/run/mpshare")
+                .c(c("main").mem("7").privileged().cap("SYS_PTRACE")).view();
+        assertThat(validator.validate(p, OptionalLong.of(H200_MIB), Tenancy.TRUSTED)).extracting(Violation::rule)
+                .containsExactly(Rule.NODE_NAME, Rule.PRIVILEGED, Rule.CAPABILITIES, Rule.HOST_PATH);
+    }
+
+    @Test
     void warnings_hostIpcOnSharedGpuPod_only() {
-        PodView seedLike = new PodView("default", "mps-sample", Map.of(), "", List.of(c("mps-sample").mem("7").view()), true);
+        PodView seedLike = new PodView("default", "mps-sample", Map.of(), "", List.of(c("mps-sample").mem("7").uid(1000L).view()), true);
         assertThat(PodValidator.warnings(seedLike)).singleElement().asString().contains("hostIPC is not needed");
         PodView plain = new PodView("default", "tool", Map.of(), "", List.of(c("tool").view()), true);
         assertThat(PodValidator.warnings(plain)).isEmpty();
         assertThat(PodValidator.warnings(pod().c(c("main").mem("7")).view())).isEmpty();
+    }
+
+    @Test
+    void warnings_nonRootWithoutUid_asksForRunAsUser() {
+        PodView p = pod().podSecurity(null, true).c(c("main").mem("7")).view();
+        assertThat(PodValidator.warnings(p, Tenancy.STRICT)).singleElement().asString().contains("set securityContext.runAsUser");
+    }
+
+    /** Ephemeral containers added through pods/ephemeralcontainers (kubectl debug) meet the same user and privilege rules. */
+    static Stream<Case> ephemeral() {
+        return Stream.of(
+                new Case("restricted debug container admitted", pod().c(c("main").mem("7")).c(c("debugger").ephemeral()).view(),
+                        OptionalLong.empty(), List.of(), List.of()),
+                new Case("root debug container refused", pod().c(c("main").mem("7")).c(c("debugger").ephemeral().uid(0L)).view(),
+                        OptionalLong.empty(), List.of(Rule.ROOT), List.of("ephemeral container debugger runs as root")),
+                new Case("default kubectl debug: escalation left on", pod().c(c("main").mem("7")).c(c("debugger").ephemeral().escalation(null)).view(),
+                        OptionalLong.empty(), List.of(Rule.PRIVILEGE_ESCALATION), List.of("kubectl debug --profile=restricted")),
+                new Case("sysadmin profile: privileged", pod().c(c("main").mem("7")).c(c("debugger").ephemeral().privileged()).view(),
+                        OptionalLong.empty(), List.of(Rule.PRIVILEGED), List.of("ephemeral container debugger is privileged")),
+                new Case("debug container sets CUDA_MPS_PIPE_DIRECTORY", pod().c(c("main").mem("7")).c(c("debugger").ephemeral().env(Names.ENV_MPS_PIPE)).view(),
+                        OptionalLong.empty(), List.of(Rule.RESERVED_ENV), List.of("CUDA_MPS_PIPE_DIRECTORY")),
+                new Case("debug container takes every GPU of a plain pod", pod().c(c("web")).c(c("debugger").ephemeral().env(Names.ENV_VISIBLE_DEVICES)).view(),
+                        OptionalLong.empty(), List.of(Rule.NVIDIA_ENV), List.of("ephemeral container debugger")),
+                new Case("only the ephemeral ones are judged (the pod is bound by now)", pod().nodeName("n1").c(c("main").mem("7").uid(0L))
+                        .c(c("debugger").ephemeral()).view(), OptionalLong.empty(), List.of(), List.of()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ephemeral")
+    void validateEphemeral_table(Case c) {
+        List<Violation> got = validator.validateEphemeral(c.pod(), Tenancy.STRICT);
+        assertThat(got).extracting(Violation::rule).containsExactlyElementsOf(c.rules());
+        for (int i = 0; i < c.says().size(); i++) assertThat(got.get(i).message()).contains(c.says().get(i));
+    }
+
+    @Test
+    void validateEphemeral_rootDebugContainerInTrustedNamespace_admitted() {
+        PodView p = pod().podSecurity(null, null).c(c("main").mem("7")).c(c("debugger").ephemeral().escalation(null)).view();
+        assertThat(validator.validateEphemeral(p, Tenancy.TRUSTED)).isEmpty();
+        assertThat(validator.validateEphemeral(p, Tenancy.STRICT)).extracting(Violation::rule).containsExactly(Rule.ROOT);
+    }
+
+    @Test
+    void normalize_pathsAsTheHostResolvesThem() {
+        assertThat(TenancyRules.normalize("//var/run/./mpshare/")).isEqualTo("/run/mpshare");
+        assertThat(TenancyRules.normalize("/a/b/../../var/lib/kubelet")).isEqualTo("/var/lib/kubelet");
+        assertThat(TenancyRules.reaches("/var", "/var/lib/kubelet")).isTrue();
+        assertThat(TenancyRules.reaches("/var/lib/kubeletx", "/var/lib/kubelet")).isFalse();
     }
 
     private static Case ok(String name, PodB p) { return ok(name, p, OptionalLong.of(H200_MIB)); }
@@ -89,20 +208,35 @@ class PodValidatorTest {
     private static CB c(String name) { return new CB(name); }
 
     static final class PodB {
-        String ns = "team-a";
-        final Map<String, String> labels = new HashMap<>();
+        String ns = "team-a", scheduler = Names.SCHEDULER_NAME, nodeName = "";
+        final Map<String, String> labels = new HashMap<>(), annotations = new HashMap<>(), hostPaths = new HashMap<>();
         final List<ContainerView> cs = new ArrayList<>();
+        boolean hostIpc, hostPid, hostNetwork;
+        SecurityView security = SecurityView.pod(1000L, 1000L, true);
         PodB ns(String n) { ns = n; return this; }
         PodB label(String k, String v) { labels.put(k, v); return this; }
+        PodB ann(String k, String v) { annotations.put(k, v); return this; }
+        PodB scheduler(String s) { scheduler = s; return this; }
+        PodB nodeName(String n) { nodeName = n; return this; }
+        PodB hostIpc() { hostIpc = true; return this; }
+        PodB hostPid() { hostPid = true; return this; }
+        PodB hostNetwork() { hostNetwork = true; return this; }
+        PodB hostPath(String volume, String path) { hostPaths.put(volume, path); return this; }
+        PodB podSecurity(Long uid, Boolean nonRoot) { security = SecurityView.pod(uid, null, nonRoot); return this; }
         PodB c(CB c) { cs.add(c.view()); return this; }
-        PodView view() { return new PodView(ns, "p", labels, "", cs); }
+        PodView view() {
+            return new PodView(ns, "p", labels, scheduler, cs, hostIpc, new PodView.Host(hostPid, hostNetwork, nodeName, hostPaths), security, annotations);
+        }
     }
 
     static final class CB {
         final String name;
-        boolean init, privileged;
+        boolean init, privileged, sidecar, ephemeral;
+        Long uid;
+        Boolean escalation = false;
+        String procMount;
         final Map<String, String> limits = new HashMap<>(), requests = new HashMap<>();
-        final List<String> env = new ArrayList<>();
+        final List<String> env = new ArrayList<>(), caps = new ArrayList<>();
         CB(String name) { this.name = name; }
         CB mem(String v) { limits.put(Names.RESOURCE_GPU_MEM, v); return this; }
         CB core(String v) { limits.put(Names.RESOURCE_GPU_CORE, v); return this; }
@@ -110,6 +244,15 @@ class PodValidatorTest {
         CB env(String n) { env.add(n); return this; }
         CB privileged() { privileged = true; return this; }
         CB init() { init = true; return this; }
-        ContainerView view() { return new ContainerView(name, init, limits, requests, privileged, env); }
+        CB sidecar() { init = true; sidecar = true; return this; }
+        CB ephemeral() { ephemeral = true; return this; }
+        CB uid(Long u) { uid = u; return this; }
+        CB escalation(Boolean b) { escalation = b; return this; }
+        CB cap(String c) { caps.add(c); return this; }
+        CB procMount(String p) { procMount = p; return this; }
+        ContainerView view() {
+            return new ContainerView(name, init, limits, requests, privileged, env, sidecar, ephemeral,
+                    new SecurityView(uid, null, null, escalation, caps, procMount));
+        }
     }
 }

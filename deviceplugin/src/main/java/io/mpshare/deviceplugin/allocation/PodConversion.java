@@ -47,7 +47,8 @@ public final class PodConversion {
         for (Container c : cs) {
             long mem = amount(c, Names.RESOURCE_GPU_MEM);
             long core = amount(c, Names.RESOURCE_GPU_CORE);
-            out.add(new ContainerRequest(c.getName(), init, unit.toMib(Math.max(0, mem)), (int) Math.clamp(core, 0, 100)));
+            out.add(new ContainerRequest(c.getName(), init, unit.toMib(Math.max(0, mem)), (int) Math.clamp(core, 0, 100),
+                    init && Names.RESTART_POLICY_ALWAYS.equals(c.getRestartPolicy())));
         }
     }
 

@@ -24,6 +24,7 @@ import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.validation.AdmissionRules;
 import io.mpshare.core.validation.PodValidator;
+import io.mpshare.core.validation.Tenancy;
 import io.mpshare.deviceplugin.DevicePluginConfig;
 import io.mpshare.deviceplugin.DevicePluginNode;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateResponse;
@@ -167,11 +168,15 @@ class SeedSampleIT {
                 .isEqualTo("8aacf6c5f5eaa8ffb6be3d9d67e0b38105479b7ab92e848374e1feb00ea724e8");
         Pod pod = samplePod("n1");
 
-        // 1. webhook: allowed (hostIPC only warned about), steered to the mpshare scheduler, limits untouched
+        // 1. webhook: in a namespace labelled mpshare.io/tenancy=trusted allowed (root, hostPID and hostIPC warned about),
+        //    steered to the mpshare scheduler, limits untouched; in a strict one refused with the label to add
         var admission = new PodAdmission(new PodValidator(AdmissionRules.defaults(Set.of("mpshare-system"))),
                 () -> OptionalLong.of(FakeNvml.H200_MIB), Names.SCHEDULER_NAME);
-        var validated = admission.validate(review(pod)).getResponse();
+        var validated = admission.validate(review(pod), Tenancy.TRUSTED).getResponse();
         assertThat(validated.getAllowed()).as("%s", validated.getStatus()).isTrue();
+        assertThat(validated.getWarnings()).anySatisfy(w -> assertThat(w).contains("runs as root"));
+        assertThat(admission.validate(review(pod), Tenancy.STRICT).getResponse().getStatus().getMessage())
+                .contains(Names.LABEL_TENANCY + "=" + Names.TENANCY_TRUSTED);
         var mutated = admission.mutate(review(pod)).getResponse();
         String patch = new String(Base64.getDecoder().decode(mutated.getPatch()), StandardCharsets.UTF_8);
         assertThat(patch).contains("/spec/schedulerName").contains(Names.SCHEDULER_NAME).doesNotContain("resources");

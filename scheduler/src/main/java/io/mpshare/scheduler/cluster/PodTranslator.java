@@ -30,8 +30,9 @@ public final class PodTranslator {
             add(cs, spec.getContainers(), false);
             add(cs, spec.getInitContainers(), true);
         }
+        Map<String, String> ann = md.getAnnotations();
         return new PodFacts(md.getNamespace(), md.getName(), md.getUid(),
-                labels == null ? null : labels.get(Names.LABEL_GPU_COUNT), podUid, cs);
+                labels == null ? null : labels.get(Names.LABEL_GPU_COUNT), podUid, cs, ann == null ? null : ann.get(Names.ANN_CONTEXT_RESERVE));
     }
 
     private static void add(List<PodFacts.Container> out, List<Container> cs, boolean init) {
@@ -41,7 +42,8 @@ public final class PodTranslator {
             Map<String, Quantity> lim = r == null ? null : r.getLimits(), req = r == null ? null : r.getRequests();
             SecurityContext sc = c.getSecurityContext();
             out.add(new PodFacts.Container(c.getName() == null ? "" : c.getName(), init,
-                    text(lim, req, Names.RESOURCE_GPU_MEM), text(lim, req, Names.RESOURCE_GPU_CORE), sc == null ? null : sc.getRunAsUser()));
+                    text(lim, req, Names.RESOURCE_GPU_MEM), text(lim, req, Names.RESOURCE_GPU_CORE), sc == null ? null : sc.getRunAsUser(),
+                    init && Names.RESTART_POLICY_ALWAYS.equals(c.getRestartPolicy())));
         }
     }
 

@@ -215,7 +215,7 @@ public final class WireReader {
     /** Reads a v1.Pod object; the parser stands on its START_OBJECT. Public for the protocol tests. */
     public PodFacts readPod(JsonParser p) throws WireException {
         expectObject(p, p.currentToken(), "Pod");
-        String name = null, ns = null, uid = null, gpuCount = null;
+        String name = null, ns = null, uid = null, gpuCount = null, reserve = null;
         Long runAsUser = null;
         List<PodFacts.Container> app = new ArrayList<>(), init = new ArrayList<>();
         String field;
@@ -229,6 +229,7 @@ public final class WireReader {
                         case "namespace" -> ns = string(p, "Pod.metadata.namespace");
                         case "uid" -> uid = string(p, "Pod.metadata.uid");
                         case "labels" -> gpuCount = stringIn(p, t, Names.LABEL_GPU_COUNT, "Pod.metadata.labels");
+                        case "annotations" -> reserve = stringIn(p, t, Names.ANN_CONTEXT_RESERVE, "Pod.metadata.annotations");
                         default -> p.skipChildren();
                     }
                 }
@@ -247,7 +248,7 @@ public final class WireReader {
             }
         }
         app.addAll(init); // app containers first, as the allocation annotation lists them
-        return new PodFacts(ns, name, uid, gpuCount, runAsUser, app);
+        return new PodFacts(ns, name, uid, gpuCount, runAsUser, app, reserve);
     }
 
     private void containers(JsonParser p, JsonToken t, boolean isInit, List<PodFacts.Container> out) throws WireException {
@@ -257,12 +258,14 @@ public final class WireReader {
             expectObject(p, t, "a container");
             String name = null, mem = null, core = null, memReq = null, coreReq = null;
             Long uid = null;
+            boolean always = false;
             String field;
             while ((field = p.nextName()) != null) {
                 t = p.nextToken();
                 switch (field) {
                     case "name" -> name = string(p, "container name");
                     case "securityContext" -> uid = runAsUser(p, t);
+                    case "restartPolicy" -> always = t == JsonToken.VALUE_STRING && Names.RESTART_POLICY_ALWAYS.equals(p.getString());
                     case "resources" -> {
                         if (t != JsonToken.START_OBJECT) { p.skipChildren(); continue; }
                         while ((field = p.nextName()) != null) {
@@ -277,7 +280,8 @@ public final class WireReader {
                     default -> p.skipChildren();
                 }
             }
-            out.add(new PodFacts.Container(name == null ? "" : name, isInit, mem != null ? mem : memReq, core != null ? core : coreReq, uid));
+            out.add(new PodFacts.Container(name == null ? "" : name, isInit, mem != null ? mem : memReq, core != null ? core : coreReq, uid,
+                    isInit && always));
         }
     }
 
