@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.mpshare.host.PsFormat;
 import io.mpshare.host.api.HostClient;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -13,6 +15,7 @@ import java.util.concurrent.Callable;
 @Command(name = "ps", mixinStandardHelpOptions = true, description = "Shows this host's GPUs, jobs and their live GPU use (needs 'mpshare host').")
 public final class PsCommand implements Callable<Integer> {
     @Option(names = "--socket", defaultValue = "/run/mpshare/host.sock", description = "the host's API socket (default ${DEFAULT-VALUE})") Path socket;
+    @Spec CommandSpec spec;
     @Option(names = "--json", description = "print the answer as JSON") boolean json;
 
     @Override public Integer call() throws Exception {
@@ -20,10 +23,11 @@ public final class PsCommand implements Callable<Integer> {
         try {
             ps = new HostClient(socket).ps();
         } catch (HostClient.Unreachable e) {
-            System.err.println("mpshare ps: " + e.getMessage());
-            return 1;
+            throw CliFailure.failed(e.getMessage());
         }
-        System.out.print(json ? ps.toPrettyString() + "\n" : PsFormat.text(ps));
-        return 0;
+        var out = spec.commandLine().getOut();
+        out.print(json ? ps.toPrettyString() + "\n" : PsFormat.text(ps));
+        out.flush();
+        return ExitCodes.OK;
     }
 }

@@ -31,14 +31,12 @@ public final class RunCommand implements Callable<Integer> {
             mib = parseMib(mem);
             wait = waitForever ? Duration.ofDays(36500) : timeout == null ? Duration.ZERO : parseDuration(timeout);
         } catch (IllegalArgumentException e) {
-            System.err.println("mpshare run: " + e.getMessage());
-            return 2;
+            throw CliFailure.usage(e.getMessage());
         }
         try {
             return new JobRunner(new HostClient(socket), System.err, Duration.ofMillis(500)).run(mib, core, count, wait, command);
         } catch (HostClient.Unreachable e) {
-            System.err.println("mpshare run: " + e.getMessage());
-            return JobRunner.REFUSED;
+            throw new CliFailure(JobRunner.REFUSED, e.getMessage());
         }
     }
 

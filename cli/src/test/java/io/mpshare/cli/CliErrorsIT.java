@@ -97,6 +97,32 @@ class CliErrorsIT {
         oneLine(r, ExitCodes.USAGE, "--node-name", "NODE_NAME");
     }
 
+    @Test void devicePlugin_noNvml_namesTheLibraryAndFakeGpus() throws IOException {
+        boolean gpu;
+        try (var nvml = io.mpshare.nvml.FfmNvml.open()) {
+            gpu = true;
+        } catch (io.mpshare.nvml.NvmlException e) {
+            gpu = false;
+        }
+        org.junit.jupiter.api.Assumptions.assumeFalse(gpu, "this machine has NVML and a GPU: the no-NVML message cannot be seen here");
+        try (var api = new io.mpshare.cli.kube.TestApiServer(200)) {
+            Path kc = io.mpshare.cli.kube.TestApiServer.kubeconfig(dir.resolve("kc"), "dev", "dev", api.url());
+            oneLine(CliRun.of("device-plugin", "--node-name", "n1", "--kubeconfig", kc.toString(), "--metrics-port", "0",
+                    "--plugin-dir", dir.resolve("dp").toString()), ExitCodes.FAILED,
+                    "mpshare device-plugin: NVML is not available", "pass --fake-gpus MIB[,MIB...]");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"ps", "run"})
+    void hostClient_hostNotRunning_namesTheSocket(String sub) {
+        Path socket = dir.resolve("host.sock");
+        String[] args = sub.equals("ps") ? new String[]{"ps", "--socket", socket.toString()}
+                : new String[]{"run", "--gpu-mem", "1", "--socket", socket.toString(), "--", "true"};
+        oneLine(CliRun.of(args), sub.equals("ps") ? ExitCodes.FAILED : io.mpshare.host.JobRunner.REFUSED,
+                "mpshare " + sub + ": mpshare host is not running: no socket at " + socket, "--socket");
+    }
+
     @Test void unknownOption_messageAndHintNotTheWholeUsage() {
         CliRun r = CliRun.of("inspect", "--kubecfg", "x");
         assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);

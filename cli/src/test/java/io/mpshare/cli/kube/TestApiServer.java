@@ -16,12 +16,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * version body, or 401 as an API server does for a refused token), and counts the requests; plus kubeconfig files.
  * Enough for the probe's cases; the real API server is the {@code e2e/k8s} tier's.
  */
-final class TestApiServer implements AutoCloseable {
+public final class TestApiServer implements AutoCloseable {
     private final HttpServer server;
     final AtomicInteger versionRequests = new AtomicInteger();
     final AtomicInteger lastAuthorizationMissing = new AtomicInteger();
 
-    TestApiServer(int status) throws IOException {
+    public TestApiServer(int status) throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/version", exchange -> {
             versionRequests.incrementAndGet();
@@ -37,7 +37,7 @@ final class TestApiServer implements AutoCloseable {
         server.start();
     }
 
-    String url() { return "http://127.0.0.1:" + server.getAddress().getPort(); }
+    public String url() { return "http://127.0.0.1:" + server.getAddress().getPort(); }
 
     @Override public void close() { server.stop(0); }
 
@@ -49,7 +49,7 @@ final class TestApiServer implements AutoCloseable {
     }
 
     /** A kubeconfig with one context per server, named as given; {@code current} may be null. */
-    static Path kubeconfig(Path file, String current, String... contextsAndServers) throws IOException {
+    public static Path kubeconfig(Path file, String current, String... contextsAndServers) throws IOException {
         StringBuilder clusters = new StringBuilder(), contexts = new StringBuilder();
         for (int i = 0; i < contextsAndServers.length; i += 2) {
             String name = contextsAndServers[i];
