@@ -58,8 +58,12 @@ seccompProfile:
   type: RuntimeDefault
 {{- end -}}
 
-{{/* The parts both webhook entries share: (dict "ctx" $ "svc" name "path" "/validate" "ca" bundle) */}}
+{{/* The parts every webhook entry shares: (dict "ctx" $ "svc" name "path" "/validate" "ca" bundle "tenancy" "strict"|"trusted"
+"ephemeral" bool). Each namespace is sent to exactly one entry of a configuration: the one for its mpshare.io/tenancy
+label, or for tenancy.default when it has none, so the webhook learns the namespace's tenancy from the path alone. */}}
 {{- define "mpshare.webhookCommon" -}}
+{{- $default := .ctx.Values.tenancy.default -}}
+{{- $other := ternary "strict" "trusted" (eq $default "trusted") -}}
 admissionReviewVersions: [v1]
 sideEffects: None
 failurePolicy: {{ .ctx.Values.webhook.failurePolicy }}
@@ -69,7 +73,7 @@ clientConfig:
   service:
     name: {{ .svc }}
     namespace: {{ .ctx.Release.Namespace }}
-    path: {{ .path }}
+    path: {{ .path }}{{ if eq .tenancy "trusted" }}/trusted{{ end }}
     port: 443
   {{- with .ca }}
   caBundle: {{ . }}
@@ -80,6 +84,14 @@ rules:
     operations: [CREATE]
     resources: [pods]
     scope: Namespaced
+  {{- if .ephemeral }}
+  # kubectl debug adds ephemeral containers to a running pod through this subresource
+  - apiGroups: [""]
+    apiVersions: [v1]
+    operations: [UPDATE]
+    resources: [pods/ephemeralcontainers]
+    scope: Namespaced
+  {{- end }}
 namespaceSelector:
   matchExpressions:
     - key: kubernetes.io/metadata.name
@@ -88,6 +100,9 @@ namespaceSelector:
     - key: {{ .ctx.Values.webhook.optOutLabel }}
       operator: NotIn
       values: [disabled]
+    - key: {{ .ctx.Values.tenancy.label }}
+      operator: {{ ternary "NotIn" "In" (eq .tenancy $default) }}
+      values: [{{ $other }}]
 {{- with .ctx.Values.webhook.matchConditions }}
 matchConditions:
   {{- toYaml . | nindent 2 }}
