@@ -40,17 +40,16 @@ public final class Fitting {
      * whatever its size (docs/extender.md, "Reasons").
      */
     public static Evaluation explain(NodeState s, GpuDemand d, int found) {
-        String need = needText(d);
+        String mem = io.mpshare.core.Names.RESOURCE_GPU_MEM, count = io.mpshare.core.Names.LABEL_GPU_COUNT;
+        String each = amount(d.chargeMib()) + (d.gpuCount() > 1 ? " each" : "");
         if (s.gpuCount() == 0)
-            return new Evaluation.Unresolvable("node publishes no mpshare GPUs (inventory missing or unreadable): check the mpshare device plugin on it; pod needs " + need);
+            return new Evaluation.Unresolvable("node publishes no mpshare GPUs: check its mpshare device plugin");
         if (found < 0) {
             long largest = 0;
             for (int i = 0; i < s.gpuCount(); i++) largest = Math.max(largest, s.totalMib(i));
             if (largest >= d.chargeMib())
-                return new Evaluation.Unresolvable("node has fewer than " + d.gpuCount() + " GPUs large enough: ask fewer GPUs ("
-                        + io.mpshare.core.Names.LABEL_GPU_COUNT + ") or less memory; pod needs " + need);
-            return new Evaluation.Unresolvable("no GPU here is large enough, the largest has " + amount(largest)
-                    + " in all: ask less " + io.mpshare.core.Names.RESOURCE_GPU_MEM + "; pod needs " + need);
+                return new Evaluation.Unresolvable("fewer than " + d.gpuCount() + " GPUs of " + amount(d.chargeMib()) + " or more: lower " + count + " or " + mem);
+            return new Evaluation.Unresolvable("GPUs too small: the largest has " + (largest / 1024) + " GiB, pod needs " + each + ": lower " + mem);
         }
         int healthy = 0, withMem = 0;
         long mib = d.chargeMib();
@@ -59,21 +58,18 @@ public final class Fitting {
             healthy++;
             if (s.freeMib(i) >= mib) withMem++;
         }
-        if (healthy == 0) return new Evaluation.Unfit("no healthy GPU now (MPS daemon down or Xid): it may recover, else check the node's device plugin; pod needs " + need);
-        String gpus = d.gpuCount() == 1 ? "no GPU has" : "fewer than " + d.gpuCount() + " GPUs have";
+        if (healthy == 0) return new Evaluation.Unfit("no healthy GPU (MPS daemon down or Xid): wait, or check the node's mpshare device plugin");
+        String gpus = d.gpuCount() == 1 ? "no GPU" : "fewer than " + d.gpuCount() + " GPUs";
         if (withMem < d.gpuCount())
-            return new Evaluation.Unfit("not enough free GPU memory now: " + gpus + " " + amount(mib)
-                    + " free; wait for pods to finish or ask less " + io.mpshare.core.Names.RESOURCE_GPU_MEM + "; pod needs " + need);
-        return new Evaluation.Unfit("not enough free GPU cores now: " + gpus + " " + amount(mib) + " and " + d.chargeCore()
-                + " percent of the cores free; wait for pods to finish or ask less " + io.mpshare.core.Names.RESOURCE_GPU_CORE + "; pod needs " + need);
+            return new Evaluation.Unfit(gpus + " with " + each + " free (" + needText(d) + "): wait, or lower " + mem
+                    + (d.gpuCount() > 1 ? " or " + count : ""));
+        return new Evaluation.Unfit(gpus + " with " + each + " and " + d.chargeCore() + " percent of cores free: wait, or lower "
+                + io.mpshare.core.Names.RESOURCE_GPU_CORE);
     }
 
-    /** What the pod needs on each GPU, in words (no node in it; no percent sign). */
+    /** How the charge per GPU comes about, in words (no node in it; no percent sign). */
     static String needText(GpuDemand d) {
-        String mem = amount(d.chargeMib()) + " (" + amount(d.requestedMibPerGpu()) + " asked + " + amount(d.reserveMib())
-                + " CUDA context reserve per container)";
-        String core = d.chargeCore() > 0 ? " and " + d.chargeCore() + " percent of the cores" : "";
-        return mem + core + (d.gpuCount() > 1 ? " on each of " + d.gpuCount() + " GPUs" : " on one GPU");
+        return amount(d.requestedMibPerGpu()) + " asked + " + amount(d.reserveMib()) + " CUDA reserve";
     }
 
     /** MiB in words: whole or half GiB as GiB (7.5 GiB), else MiB. */
@@ -91,8 +87,7 @@ public final class Fitting {
         long uid = d.runAsUser().getAsLong();
         for (Map.Entry<Long, Integer> e : s.uids().entrySet()) {
             if (e.getKey() != uid)
-                return "its MPS daemon serves pods running as another UID (MPS serves one UID at a time): run the pod as that UID"
-                        + " or wait for those pods to finish; pod runs as UID " + uid;
+                return "its MPS daemon serves another UID (one UID at a time): run as that UID, or wait; pod runs as UID " + uid;
         }
         return null;
     }

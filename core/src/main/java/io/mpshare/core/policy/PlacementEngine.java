@@ -112,8 +112,8 @@ public final class PlacementEngine {
     }
 
     /** The reason for a node the ledger does not know (the same words for every such node, so kube-scheduler groups them). */
-    public static final String NO_INVENTORY = "node publishes no mpshare GPU inventory: label it " + io.mpshare.core.Names.NODE_LABEL_SCHEDULE + "="
-            + io.mpshare.core.Names.NODE_LABEL_SCHEDULE_MPS + " and run the mpshare device plugin there, or keep the pod off it";
+    public static final String NO_INVENTORY = "not an mpshare GPU node (publishes no mpshare GPU inventory): label it " + io.mpshare.core.Names.NODE_LABEL_SCHEDULE + "="
+            + io.mpshare.core.Names.NODE_LABEL_SCHEDULE_MPS + " and run the mpshare device plugin there";
 
     /**
      * {@link #filter(GpuDemand, byte[], int[], int[], int[], int)} for the pod {@code self}: its own booking (a

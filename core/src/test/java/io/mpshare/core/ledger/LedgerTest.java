@@ -235,7 +235,7 @@ class LedgerTest {
 
         assertThat(((AssumeResult.Assumed) mid).allocation().gpuIndices()).containsExactly(1);
         assertThat(((AssumeResult.Assumed) small).allocation().gpuIndices()).containsExactly(0);
-        assertThat(((AssumeResult.Rejected) huge).reason()).contains("the largest has 143771 MiB in all");
+        assertThat(((AssumeResult.Rejected) huge).reason()).contains("the largest has 140 GiB, pod needs 141.5 GiB");
         assertThat(l.accounting().get("mixed")).isEqualTo(Map.of(0, 20L * 1024 + 512, 1, 30L * 1024 + 512, 2, 0L));
     }
 

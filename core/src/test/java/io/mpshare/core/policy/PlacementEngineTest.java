@@ -32,9 +32,9 @@ class PlacementEngineTest {
 
         assertThat(out.fits()).containsExactly("tight", "half", "empty");
         assertThat(out.failed()).containsOnlyKeys("full");
-        assertThat(out.failed().get("full")).contains("no GPU has 7.5 GiB free", "pod needs 7.5 GiB");
+        assertThat(out.failed().get("full")).contains("no GPU with 7.5 GiB free");
         assertThat(out.unresolvable()).containsOnlyKeys("small", "unknown");
-        assertThat(out.unresolvable().get("small")).contains("the largest has 4 GiB in all");
+        assertThat(out.unresolvable().get("small")).contains("the largest has 4 GiB");
         assertThat(out.unresolvable().get("unknown")).isEqualTo(PlacementEngine.NO_INVENTORY);
     }
 
