@@ -7,6 +7,8 @@ import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.scheduler.ExtenderConfig;
 import io.mpshare.scheduler.SchedulerExtender;
+import io.mpshare.scheduler.http.HttpOptions;
+import io.mpshare.scheduler.http.TlsFiles;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -35,10 +37,19 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
     @Option(names = "--http-threads", defaultValue = "0", description = "HTTP worker threads; 0 = one per CPU (default ${DEFAULT-VALUE})") int httpThreads;
     @Mixin KubeOptions kube;
     @Option(names = "--sync-timeout", defaultValue = "PT5M", description = "how long to wait for the first list of nodes and pods (default ${DEFAULT-VALUE})") Duration syncTimeout;
+    @Option(names = "--hold-ttl", defaultValue = "PT5S", description = "prioritize holds a pod's room on its top node until its bind, at most this long; PT0S turns holds off (default ${DEFAULT-VALUE})") Duration holdTtl;
+    @Option(names = "--recheck-nodes", defaultValue = "" + ExtenderConfig.DEFAULT_RECHECK_NODES, description = "before a filter refuses a pod everywhere, re-read the pods of up to this many refused nodes from the API server; 0 = never (default ${DEFAULT-VALUE})") int recheckNodes;
+    @Option(names = "--max-request-bytes", defaultValue = "" + HttpOptions.DEFAULT_MAX_REQUEST_BYTES, description = "largest request body read (default ${DEFAULT-VALUE})") long maxRequestBytes;
+    @Option(names = "--verbs-from", defaultValue = "loopback", description = "who may call filter/prioritize/bind over plain HTTP: loopback (kube-scheduler in the same pod) or any; with --tls-* a client certificate is required instead (default ${DEFAULT-VALUE})") String verbsFrom;
+    @Option(names = "--tls-cert", description = "serve HTTPS with this PEM certificate (chain); needs --tls-key and --tls-client-ca") java.nio.file.Path tlsCert;
+    @Option(names = "--tls-key", description = "PKCS#8 PEM key of --tls-cert") java.nio.file.Path tlsKey;
+    @Option(names = "--tls-client-ca", description = "PEM CA that signs kube-scheduler's client certificate (the extender config's tlsConfig); only it is trusted") java.nio.file.Path tlsClientCa;
+    @Option(names = "--scheduler-name", defaultValue = Names.SCHEDULER_NAME, split = ",", description = "scheduler profile(s) whose pods bind accepts; '*' accepts any (default ${DEFAULT-VALUE})") java.util.List<String> schedulerNames;
 
     @Override public Integer call() throws Exception {
         int threads = httpThreads > 0 ? httpThreads : Runtime.getRuntime().availableProcessors();
-        var config = new ExtenderConfig(port, MemoryUnit.parse(unit), reserveMib, policy, uidRule, assumeTtl, expiryPeriod, bindAttempts, threads);
+        var config = new ExtenderConfig(port, MemoryUnit.parse(unit), reserveMib, policy, uidRule, assumeTtl, expiryPeriod, bindAttempts, threads)
+                .withGuards(holdTtl, recheckNodes, httpOptions(), schedulerNames.contains("*") ? java.util.Set.of() : java.util.Set.copyOf(schedulerNames));
         var done = new CountDownLatch(1);
         try (KubernetesClient client = KubeConnector.system().connect(kube);
              var extender = new SchedulerExtender(config, client, SchedulerExtender.policy(policy, uidRule), InstantSource.system(), version())) {
@@ -47,6 +58,15 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
             done.await();
         }
         return 0;
+    }
+
+    private HttpOptions httpOptions() {
+        boolean anyTls = tlsCert != null || tlsKey != null || tlsClientCa != null;
+        if (anyTls && (tlsCert == null || tlsKey == null || tlsClientCa == null))
+            throw new IllegalArgumentException("give --tls-cert, --tls-key and --tls-client-ca together");
+        if (!verbsFrom.equals("loopback") && !verbsFrom.equals("any"))
+            throw new IllegalArgumentException("--verbs-from is " + verbsFrom + ": use loopback or any");
+        return new HttpOptions(maxRequestBytes, !anyTls && verbsFrom.equals("loopback"), anyTls ? new TlsFiles(tlsCert, tlsKey, tlsClientCa) : null);
     }
 
     private static String version() {
