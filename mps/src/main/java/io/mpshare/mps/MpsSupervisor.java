@@ -9,6 +9,7 @@ import java.time.InstantSource;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -100,6 +101,7 @@ public final class MpsSupervisor {
     private CompletableFuture<StopResult> stopping;
 
     private volatile SupervisorStatus status;
+    private volatile Instant stepStarted;
 
     public MpsSupervisor(SupervisorConfig config, DaemonLauncher launcher, MpsControl control,
                          ScheduledExecutorService executor, InstantSource clock, SupervisorMetrics metrics) {
@@ -387,7 +389,7 @@ public final class MpsSupervisor {
     private void schedule(Runnable r, Duration delay) {
         cancelNext();
         try {
-            next = executor.schedule(r, delay.toNanos(), TimeUnit.NANOSECONDS);
+            next = executor.schedule(() -> step(r), delay.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             LOG.fine("executor shut down: " + r + " not scheduled");
         }
@@ -398,16 +400,36 @@ public final class MpsSupervisor {
         next = null;
     }
 
+    /** Runs one step on the supervisor's thread, marking when it began ({@link #busyFor}). */
+    private void step(Runnable r) {
+        stepStarted = clock.instant();
+        try {
+            r.run();
+        } finally {
+            stepStarted = null;
+        }
+    }
+
+    /**
+     * How long the supervisor's thread has been inside its current step (a control command, a restart...), or empty
+     * when it is idle or runs something else. A heartbeat that does not complete while this is short is "busy"; one
+     * that does not complete while this is empty or long is "hung" ({@code SupervisorApi}).
+     */
+    public Optional<Duration> busyFor() {
+        Instant began = stepStarted;
+        return began == null ? Optional.empty() : Optional.of(Duration.between(began, clock.instant()));
+    }
+
     private void post(Runnable r) {
         try {
-            executor.execute(() -> {
+            executor.execute(() -> step(() -> {
                 try {
                     r.run();
                 } catch (RuntimeException e) {
                     failed("supervisor step failed: " + e);
                     publish();
                 }
-            });
+            }));
         } catch (RejectedExecutionException e) {
             LOG.fine("executor shut down: event dropped");
         }
@@ -416,7 +438,7 @@ public final class MpsSupervisor {
     private <T> CompletableFuture<T> call(Supplier<T> work) {
         CompletableFuture<T> f = new CompletableFuture<>();
         try {
-            executor.execute(() -> {
+            executor.execute(() -> step(() -> {
                 try {
                     f.complete(work.get());
                 } catch (RuntimeException e) {
@@ -426,7 +448,7 @@ public final class MpsSupervisor {
                     }
                     f.completeExceptionally(e);
                 }
-            });
+            }));
         } catch (RejectedExecutionException e) {
             f.completeExceptionally(new MpsException("the supervisor is shut down"));
         }

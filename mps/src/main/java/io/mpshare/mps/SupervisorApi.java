@@ -20,8 +20,11 @@ import java.util.regex.Pattern;
  * {@code PUT|POST /ceilings/<device>} with {@code {"mib": N}}. mps/README.md documents each answer.
  *
  * <p>{@code /heartbeat} is answered by the supervisor's own thread ({@link MpsSupervisor#ping}) within
- * {@code heartbeatDeadline}, else 503: a supervisor whose thread is stuck cannot notice its daemon's death, so it must
- * not look healthy. A supervisor whose whole process is stopped does not answer at all; the caller's deadline covers that.
+ * {@code heartbeatDeadline}. If that thread does not answer in time because it is inside one of its own steps (a
+ * control command) for less than {@code busyLimit}, the published status is answered: busy is not hung, and a loaded
+ * machine must not flap the GPUs. Otherwise 503: a supervisor whose thread is stuck cannot notice its daemon's death, so
+ * it must not look healthy. A supervisor whose whole process is stopped does not answer at all; the caller's deadline
+ * covers that.
  */
 final class SupervisorApi {
     private static final Pattern CEILING = Pattern.compile("/ceilings/(\\d+)/?");
@@ -29,11 +32,18 @@ final class SupervisorApi {
     private final MpsSupervisor supervisor;
     private final SupervisorMetrics metrics;
     private final Duration heartbeatDeadline;
+    private final Duration busyLimit;
 
-    SupervisorApi(MpsSupervisor supervisor, SupervisorMetrics metrics, Duration heartbeatDeadline) {
+    /**
+     * @param heartbeatDeadline how long {@code /heartbeat} waits for the supervisor's thread
+     * @param busyLimit         a thread that is that long inside one step (a control command takes tens of ms; under load,
+     *                          hundreds) counts as hung; shorter, as busy, and the published status is answered
+     */
+    SupervisorApi(MpsSupervisor supervisor, SupervisorMetrics metrics, Duration heartbeatDeadline, Duration busyLimit) {
         this.supervisor = supervisor;
         this.metrics = metrics;
         this.heartbeatDeadline = heartbeatDeadline;
+        this.busyLimit = busyLimit;
     }
 
     Response handle(String method, String path, byte[] body) {
@@ -66,7 +76,10 @@ final class SupervisorApi {
         try {
             return json(200, supervisor.ping().get(heartbeatDeadline.toNanos(), TimeUnit.NANOSECONDS));
         } catch (TimeoutException e) {
-            return error(503, "the supervisor's thread did not answer within " + heartbeatDeadline.toMillis() + " ms (hung or busy)");
+            var busy = supervisor.busyFor();
+            if (busy.isPresent() && busy.get().compareTo(busyLimit) < 0) return json(200, supervisor.status()); // busy, not hung
+            return error(503, "the supervisor's thread did not answer within " + heartbeatDeadline.toMillis() + " ms ("
+                    + busy.map(d -> "one step has run for " + d.toMillis() + " ms: hung").orElse("hung or stopped") + ")");
         } catch (ExecutionException e) {
             return error(503, "the supervisor did not answer: " + e.getCause().getMessage());
         } catch (InterruptedException e) {

@@ -34,6 +34,8 @@ public final class SupervisorSocketServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SupervisorSocketServer.class.getName());
     /** How long the supervisor's own thread may take to answer {@code /heartbeat} before it is reported hung. */
     public static final Duration DEFAULT_HEARTBEAT_DEADLINE = Duration.ofMillis(900);
+    /** One step of the supervisor's thread running this long means hung (a control command times out after 10 s). */
+    public static final Duration DEFAULT_BUSY_LIMIT = Duration.ofSeconds(3);
     static final Duration REQUEST_DEADLINE = Duration.ofSeconds(5);
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
@@ -45,12 +47,13 @@ public final class SupervisorSocketServer implements AutoCloseable {
     private Thread acceptor;
 
     public SupervisorSocketServer(MpsSupervisor supervisor, SupervisorMetrics metrics, Path socket) {
-        this(supervisor, metrics, socket, DEFAULT_HEARTBEAT_DEADLINE);
+        this(supervisor, metrics, socket, DEFAULT_HEARTBEAT_DEADLINE, DEFAULT_BUSY_LIMIT);
     }
 
-    public SupervisorSocketServer(MpsSupervisor supervisor, SupervisorMetrics metrics, Path socket, Duration heartbeatDeadline) {
+    /** @see SupervisorApi the heartbeat's deadline and busy limit */
+    public SupervisorSocketServer(MpsSupervisor supervisor, SupervisorMetrics metrics, Path socket, Duration heartbeatDeadline, Duration busyLimit) {
         this.socket = socket;
-        this.api = new SupervisorApi(supervisor, metrics, heartbeatDeadline);
+        this.api = new SupervisorApi(supervisor, metrics, heartbeatDeadline, busyLimit);
     }
 
     public Path socket() { return socket; }

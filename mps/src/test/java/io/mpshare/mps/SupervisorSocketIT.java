@@ -50,7 +50,8 @@ class SupervisorSocketIT {
         ProcessMpsControl control = new ProcessMpsControl(new ProcessMpsControl.Config(bin, pipe, config.logDir(), Duration.ofSeconds(5)));
         SupervisorMetrics metrics = new SupervisorMetrics(Colour.GREEN);
         supervisor = new MpsSupervisor(config, ProcessMpsControl.foregroundLauncher(bin), control, executor, InstantSource.system(), metrics);
-        server = new SupervisorSocketServer(supervisor, metrics, Colour.GREEN.supervisorSocket(run), Duration.ofMillis(300)).start();
+        server = new SupervisorSocketServer(supervisor, metrics, Colour.GREEN.supervisorSocket(run), Duration.ofMillis(300),
+                SupervisorSocketServer.DEFAULT_BUSY_LIMIT).start();
         client = SupervisorStatusClient.forColourSocket(Colour.GREEN, run, Duration.ofSeconds(5));
     }
 
@@ -102,7 +103,7 @@ class SupervisorSocketIT {
             assertThat(client.status().phase()).isEqualTo("STOPPED"); // the published snapshot is still there
             assertThatThrownBy(client::heartbeat).isInstanceOf(MpsException.class)
                     .satisfies(e -> assertThat(((MpsException) e).reason()).isEqualTo(Reason.TIMEOUT))
-                    .hasMessageContaining("hung or busy");
+                    .hasMessageContaining("hung or stopped");
         } finally {
             release.countDown();
         }

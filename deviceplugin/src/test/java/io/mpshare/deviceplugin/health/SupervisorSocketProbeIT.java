@@ -49,7 +49,7 @@ class SupervisorSocketProbeIT {
         supervisor = new MpsSupervisor(SupervisorConfig.defaults(Colour.BLUE, run), launcher, mps, supervisorThread, InstantSource.system(),
                 new SupervisorMetrics(Colour.BLUE));
         socket = new SupervisorSocketServer(supervisor, new SupervisorMetrics(Colour.BLUE), Colour.BLUE.supervisorSocket(run),
-                Duration.ofMillis(400)).start();
+                Duration.ofMillis(400), SupervisorSocketServer.DEFAULT_BUSY_LIMIT).start();
         supervisor.start();
         ProcessLiveness liveness = pid -> !zombies.contains(pid);
         monitor = new HealthMonitor(new FakeNvml().addH200(), new SupervisorSocketProbe(run, () -> "blue", SupervisorSocketProbe.DEFAULT_DEADLINE, liveness),
@@ -77,7 +77,7 @@ class SupervisorSocketProbeIT {
             clock.advance(Duration.ofMillis(500)); // one health period; the probe itself waits at most its 1 s deadline
             assertThat(unhealthyAt).hasSize(1);
             assertThat(Duration.between(hung, unhealthyAt.getFirst()).plus(SupervisorSocketProbe.DEFAULT_DEADLINE)).isLessThanOrEqualTo(Duration.ofSeconds(2));
-            assertThat(monitor.current().reason()).contains("hung or busy");
+            assertThat(monitor.current().reason()).contains("hung or stopped");
         } finally {
             release.countDown();
         }
