@@ -28,6 +28,8 @@ final class DocMentions {
     /** What may stand before {@code mpshare} where it starts a command: a prompt, variables, sudo/kubectl, a folder, a shell operator. */
     private static final Pattern COMMAND_POSITION = Pattern.compile(
             "(^(\\$\\s+)?(\\S+=\\S*\\s+)*((sudo|exec|kubectl)\\s+)?(\\S*/)?$)|((&&|\\||;|\\(|\\$\\()\\s*(\\S*/)?$)");
+    /** {@code mpshare SUB: what happened ...}: a message as {@code Main} prints it. */
+    private static final Pattern MESSAGE = Pattern.compile("^mpshare ([a-z][a-z-]*): ");
     private static final Pattern END_OF_COMMAND = Pattern.compile("\\s--(\\s|$)|\\|\\s|&&|;|\\s#");
 
     final List<Mention> subcommands = new ArrayList<>();
@@ -63,6 +65,13 @@ final class DocMentions {
     /** Records the segment's mentions; returns the last subcommand it names, else {@code lineSub}. */
     private String segment(String page, int line, String code, String lineSub) {
         String text = code.strip().replaceFirst("^\\$\\s+", "");
+        Matcher message = MESSAGE.matcher(text);
+        if (message.find()) { // an error message shown in the docs: its subcommand must exist, its flags somewhere
+            subcommands.add(new Mention(page, line, message.group(1), null, text));
+            Matcher flag = FLAG.matcher(text.replaceAll("'[^']*'", "''")); // quoted: the user's input, another tool
+            while (flag.find()) flags.add(new Mention(page, line, null, flag.group(1), text));
+            return lineSub;
+        }
         String first = text.isEmpty() ? "" : text.split("\\s+")[0];
         boolean other = OTHER_TOOLS.contains(first) || first.contains("=") || first.endsWith(".sh") || first.endsWith(".py");
         Matcher sub = SUB.matcher(text);

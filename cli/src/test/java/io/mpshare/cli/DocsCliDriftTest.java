@@ -162,6 +162,11 @@ class DocsCliDriftTest {
                 .containsExactly("p.md:1 `--colour green`: 'mpshare inspect' has no --colour in its --help");
     }
 
+    @Test void drift_errorMessage_flagsMustExistQuotedInputDoesNot() {
+        assertThat(drift("p.md", "`mpshare inspect: Unknown option: '--kubecfg'` and `mpshare device-plugin: pass --memory-unit GiB`", options()))
+                .containsExactly("p.md:1 `mpshare device-plugin: pass --memory-unit GiB`: --memory-unit is in no --help of any subcommand");
+    }
+
     @Test void drift_negatedForm_counts() {
         assertThat(drift("p.md", "`mpshare device-plugin --no-police`", options())).isEmpty();
     }
