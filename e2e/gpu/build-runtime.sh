@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds what the GPU machine needs to run mpshare's node code (it has no Java), under the git-ignored .device/:
-#   .device/jre.tgz   a jlink runtime (java.base, java.logging, java.net.http, jdk.httpserver, java.management,
+#   .device/jre.tgz   a jlink runtime (java.base, java.logging, java.net.http, jdk.httpserver, java.management, jdk.net (host API peer credentials),
 #                     jdk.unsupported, java.naming, java.xml, java.sql), about 28 MB packed (49 MB unpacked);
 #   .device/lib/      the nvml, mps, policing, host and core jars and their runtime dependencies (Jackson, Prometheus, picocli);
 #   .device/e2e-check.jar  e2e/gpu/java (NvmlMpsCheck, HostMain) with MpsControlCommand, HostCommand, RunCommand and PsCommand compiled in.
@@ -23,7 +23,7 @@ grep -qx '/.device/' .gitignore || { echo "build-runtime: .device/ must be git-i
 
 if [ ! -f "$D/jre.tgz" ] || [ "${REBUILD_JRE:-0}" = 1 ]; then
   rm -rf "$D/jre"
-  "$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.net.http,jdk.httpserver,java.management,jdk.unsupported,java.naming,java.xml,java.sql \
+  "$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.net.http,jdk.httpserver,java.management,jdk.unsupported,java.naming,java.xml,java.sql,jdk.net \
     --strip-debug --no-header-files --no-man-pages --compress=zip-9 --output "$D/jre"
   tar -C "$D" -czf "$D/jre.tgz" jre
   rm -rf "$D/jre"

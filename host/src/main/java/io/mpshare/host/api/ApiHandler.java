@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.host.AllocationRequest;
 import io.mpshare.host.Answer;
+import io.mpshare.host.CallerPolicy;
+import io.mpshare.host.CallerPolicy.Caller;
+import io.mpshare.host.PidOwners;
 import io.mpshare.host.HostService;
 import io.mpshare.host.state.JobRecord;
 import io.mpshare.policing.CycleReport;
@@ -23,7 +26,9 @@ import java.util.function.Supplier;
 /**
  * Translates one request of the line protocol (docs/host-mode.md) into a call on {@link HostService} and back.
  * Ops: {@code allocate}, {@code started}, {@code release}, {@code ps}. Every answer has {@code ok}; a refusal has
- * {@code code}, {@code retry} and {@code message}.
+ * {@code code}, {@code retry} and {@code message}. Each request comes with its {@link Caller}: a job is booked in the
+ * caller's name (whatever the request's {@code user} says), and {@link CallerPolicy} decides whether the caller may
+ * name a process or act on a job (else {@code FORBIDDEN}). {@code ps} shows every job to every caller, as {@code ps} does.
  */
 public final class ApiHandler {
     static final ObjectMapper JSON = new ObjectMapper();
@@ -31,29 +36,62 @@ public final class ApiHandler {
     private final HostService service;
     private final Supplier<Optional<CycleReport>> lastCycle;
     private final Supplier<List<PolicerEvent>> recentEvents;
+    private final CallerPolicy policy;
 
+    /** With the host's processes ({@code /proc}) deciding who owns a PID. */
     public ApiHandler(HostService service, Supplier<Optional<CycleReport>> lastCycle, Supplier<List<PolicerEvent>> recentEvents) {
+        this(service, lastCycle, recentEvents, new CallerPolicy(PidOwners.host()));
+    }
+
+    public ApiHandler(HostService service, Supplier<Optional<CycleReport>> lastCycle, Supplier<List<PolicerEvent>> recentEvents,
+                      CallerPolicy policy) {
+        this.policy = policy;
         this.service = service;
         this.lastCycle = lastCycle;
         this.recentEvents = recentEvents;
     }
 
-    public ObjectNode handle(JsonNode req) {
+    public ObjectNode handle(JsonNode req, Caller caller) {
         String op = req.path("op").asText("");
         return switch (op) {
-            case "allocate" -> allocate(req);
-            case "started" -> ok().put("started", service.started(req.path("job").asText(), req.path("pid").asLong()));
-            case "release" -> ok().put("released", service.release(req.path("job").asText()).isPresent());
+            case "allocate" -> allocate(req, caller);
+            case "started" -> started(req, caller);
+            case "release" -> release(req, caller);
             case "ps" -> ps();
             default -> error("BAD_REQUEST", false, "unknown op '" + op + "': allocate, started, release or ps");
         };
     }
 
-    private ObjectNode allocate(JsonNode req) {
+    private ObjectNode started(JsonNode req, Caller caller) {
+        String id = req.path("job").asText();
+        long pid = req.path("pid").asLong();
+        Optional<JobRecord> job = service.job(id);
+        if (job.isEmpty()) return ok().put("started", false);
+        if (refused(policy.mayAct(caller, job.get())) instanceof ObjectNode no) return no;
+        if (refused(policy.mayName(caller, pid)) instanceof ObjectNode no) return no;
+        return ok().put("started", service.started(id, pid));
+    }
+
+    private ObjectNode release(JsonNode req, Caller caller) {
+        String id = req.path("job").asText();
+        Optional<JobRecord> job = service.job(id);
+        if (job.isEmpty()) return ok().put("released", false);
+        if (refused(policy.mayAct(caller, job.get())) instanceof ObjectNode no) return no;
+        return ok().put("released", service.release(id).isPresent());
+    }
+
+    /** The FORBIDDEN answer of a refused verdict, null when allowed. */
+    private static ObjectNode refused(CallerPolicy.Verdict v) {
+        return v instanceof CallerPolicy.Verdict.Refused r ? error("FORBIDDEN", false, r.reason()) : null;
+    }
+
+    private ObjectNode allocate(JsonNode req, Caller caller) {
         List<String> command = new ArrayList<>();
         req.path("command").forEach(c -> command.add(c.asText()));
+        long pid = req.path("pid").asLong();
+        if (refused(policy.mayName(caller, pid)) instanceof ObjectNode no) return no;
         var r = new AllocationRequest(req.path("memMib").asLong(), req.path("core").asInt(0), req.path("gpuCount").asInt(1),
-                req.path("pid").asLong(), req.path("user").asText(""), command);
+                pid, caller.name(), command);
         return switch (service.allocate(r)) {
             case Answer.Granted g -> {
                 ObjectNode o = ok().put("job", g.job().id()).put("capMibPerGpu", g.job().capMibPerGpu());

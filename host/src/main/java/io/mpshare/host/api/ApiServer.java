@@ -2,6 +2,9 @@ package io.mpshare.host.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mpshare.host.CallerPolicy.Caller;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -17,13 +20,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * Serves {@link ApiHandler} on a unix domain socket: one JSON object per line in, one out, then the connection
- * closes. The socket file is created with mode 0660 (and the given group): the file system decides who may ask.
- * Each connection runs on a virtual thread; a request line is at most 64 KiB.
+ * closes. The socket file is created with mode 0660 (and the given group): the file system decides who may connect.
+ * Each request is handled for its caller, the peer's user as the kernel reports it ({@code SO_PEERCRED}), so
+ * {@link io.mpshare.host.CallerPolicy} can keep users to their own jobs. Each connection runs on a virtual thread; a
+ * request line is at most 64 KiB.
  */
 public final class ApiServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ApiServer.class.getName());
@@ -33,6 +39,8 @@ public final class ApiServer implements AutoCloseable {
     private final ApiHandler handler;
     private final ServerSocketChannel server;
     private final Thread acceptor;
+    /** uid 0, to tell root callers; null when the system has no user named root. */
+    private final UserPrincipal root;
     private volatile boolean closed;
 
     public ApiServer(Path socket, String group, ApiHandler handler) throws IOException {
@@ -47,10 +55,19 @@ public final class ApiServer implements AutoCloseable {
             GroupPrincipal g = socket.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByGroupName(group);
             Files.getFileAttributeView(socket, java.nio.file.attribute.PosixFileAttributeView.class).setGroup(g);
         }
+        this.root = rootPrincipal(socket);
         this.acceptor = Thread.ofPlatform().name("host-api").daemon().unstarted(this::acceptLoop);
     }
 
     public ApiServer start() { acceptor.start(); return this; }
+
+    private static UserPrincipal rootPrincipal(Path socket) {
+        try {
+            return socket.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("root");
+        } catch (IOException e) {
+            return null;
+        }
+    }
 
     public Path socket() { return socket; }
 
@@ -69,9 +86,11 @@ public final class ApiServer implements AutoCloseable {
         try (ch; InputStream in = Channels.newInputStream(ch); OutputStream out = Channels.newOutputStream(ch)) {
             ObjectNode answer;
             try {
+                UnixDomainPrincipal peer = ch.getOption(ExtendedSocketOptions.SO_PEERCRED);
+                Caller caller = new Caller(peer.user(), peer.user().equals(root));
                 String line = readLine(in);
                 JsonNode req = ApiHandler.JSON.readTree(line);
-                answer = req == null || !req.isObject() ? ApiHandler.error("BAD_REQUEST", false, "send one JSON object per line") : handler.handle(req);
+                answer = req == null || !req.isObject() ? ApiHandler.error("BAD_REQUEST", false, "send one JSON object per line") : handler.handle(req, caller);
             } catch (IOException e) {
                 answer = ApiHandler.error("BAD_REQUEST", false, "unreadable request: " + e.getMessage());
             } catch (RuntimeException e) {
