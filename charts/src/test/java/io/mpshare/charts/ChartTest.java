@@ -35,17 +35,18 @@ class ChartTest {
     @BeforeAll
     static void render() {
         defaults = Rendered.of(Map.of());
-        other = Rendered.of(Map.of(
-                "scheduler.mode", "extender",
-                "webhook.tls.mode", "secret",
-                "webhook.tls.secretName", "mpshare-webhook-cert",
-                "webhook.failurePolicy", "Ignore",
-                "mpsControl.hostIPC", "true",
-                "devicePlugin.mountDevShm", "true",
-                "mpsControl.colours.green.tag", "0.2.0",
-                "runtimeClassName", "nvidia",
-                "metrics.serviceMonitor.enabled", "true",
-                "metrics.grafanaDashboard.enabled", "true"));
+        other = Rendered.of(Map.ofEntries(
+                Map.entry("scheduler.mode", "extender"),
+                Map.entry("scheduler.extender.tls.secretName", "mpshare-extender-tls"),
+                Map.entry("webhook.tls.mode", "secret"),
+                Map.entry("webhook.tls.secretName", "mpshare-webhook-cert"),
+                Map.entry("webhook.failurePolicy", "Ignore"),
+                Map.entry("mpsControl.hostIPC", "true"),
+                Map.entry("devicePlugin.mountDevShm", "true"),
+                Map.entry("mpsControl.colours.green.tag", "0.2.0"),
+                Map.entry("runtimeClassName", "nvidia"),
+                Map.entry("metrics.serviceMonitor.enabled", "true"),
+                Map.entry("metrics.grafanaDashboard.enabled", "true")));
     }
 
     @Test
@@ -120,7 +121,8 @@ class ChartTest {
         Deployment d = defaults.one(Deployment.class, FULL + "-scheduler");
         PodSpec pod = d.getSpec().getTemplate().getSpec();
         assertThat(pod.getContainers()).extracting(Container::getName).containsExactly("kube-scheduler", "extender");
-        assertThat(Rendered.container(pod, "extender").getArgs()).contains("scheduler-extender", "--port=" + Names.EXTENDER_PORT);
+        assertThat(Rendered.container(pod, "extender").getArgs()).contains("scheduler-extender", "--port=" + Names.EXTENDER_PORT,
+                "--verbs-from=loopback", "--scheduler-name=" + Names.SCHEDULER_NAME);
         assertThat(Rendered.container(pod, "kube-scheduler").getCommand()).contains("--config=/etc/mpshare/scheduler-config.yaml");
         assertThat(Rendered.container(pod, "extender").getReadinessProbe().getHttpGet().getPath()).isEqualTo(Names.EXTENDER_PREFIX + "/readyz");
         assertThat(defaults.one(Service.class, FULL + "-scheduler-metrics").getMetadata().getLabels()).containsEntry("mpshare.io/metrics", "true");
@@ -152,6 +154,31 @@ class ChartTest {
         assertThat(other.has("ConfigMap", FULL + "-scheduler-config")).isFalse();
         Service svc = other.one(Service.class, FULL + "-scheduler-extender");
         assertThat(svc.getSpec().getPorts().getFirst().getPort()).isEqualTo(Names.EXTENDER_PORT);
+        Container ext = Rendered.container(pod, "extender");
+        assertThat(ext.getArgs()).contains("--scheduler-name=default-scheduler", "--tls-cert=/etc/mpshare/extender-tls/tls.crt",
+                "--tls-key=/etc/mpshare/extender-tls/tls.key", "--tls-client-ca=/etc/mpshare/extender-tls/ca.crt").doesNotContain("--verbs-from=loopback");
+        assertThat(ext.getReadinessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");
+        assertThat(pod.getVolumes()).extracting(v -> v.getSecret() == null ? null : v.getSecret().getSecretName()).contains("mpshare-extender-tls");
+    }
+
+    /** Issue 12, item 6: the example scheduler config and the chart's give kube-scheduler the same extender entry (URL and weight aside). */
+    @Test
+    void scheduler_exampleConfigAgreesWithChart() throws Exception {
+        java.nio.file.Path example = null;
+        for (java.nio.file.Path p = java.nio.file.Path.of("").toAbsolutePath(); p != null && example == null; p = p.getParent())
+            if (java.nio.file.Files.isRegularFile(p.resolve("scheduler/examples/kube-scheduler-config.yaml"))) example = p.resolve("scheduler/examples/kube-scheduler-config.yaml");
+        assertThat(example).as("scheduler/examples/kube-scheduler-config.yaml above " + java.nio.file.Path.of("").toAbsolutePath()).isNotNull();
+        Map<String, Object> mine = map(list(yaml(java.nio.file.Files.readString(example)).get("extenders")).getFirst());
+        Map<String, Object> chart = map(list(yaml(defaults.one(ConfigMap.class, FULL + "-scheduler-config").getData().get("scheduler-config.yaml")).get("extenders")).getFirst());
+        for (String k : List.of("filterVerb", "prioritizeVerb", "preemptVerb", "bindVerb", "enableHTTPS", "nodeCacheCapable", "ignorable", "managedResources"))
+            assertThat(mine.get(k)).as(k).isEqualTo(chart.get(k));
+    }
+
+    /** Issue 12, item 9: in extender mode the verbs must not be open to the cluster; without a TLS Secret the chart refuses to render. */
+    @Test
+    void scheduler_extenderModeWithoutTlsSecret_refusedWithHowTo() {
+        assertThatThrownBy(() -> Rendered.of(Map.of("scheduler.mode", "extender")))
+                .hasMessageContaining("scheduler.extender.tls.secretName").hasMessageContaining("client certificate");
     }
 
     @Test
