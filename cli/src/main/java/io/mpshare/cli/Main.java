@@ -56,6 +56,14 @@ public final class Main {
                 cmd.getErr().println(name(cmd) + ": " + e.getMessage());
                 return ExitCodes.USAGE;
             }
+            case java.io.UncheckedIOException e -> {
+                cmd.getErr().println(name(cmd) + ": " + ioMessage(e.getMessage(), e.getCause()));
+                return ExitCodes.FAILED;
+            }
+            case java.io.IOException e -> {
+                cmd.getErr().println(name(cmd) + ": " + ioMessage(null, e));
+                return ExitCodes.FAILED;
+            }
             case KubernetesClientException e -> {
                 cmd.getErr().println(name(cmd) + ": the API server refused or failed: " + e.getMessage());
                 return ExitCodes.FAILED;
@@ -63,6 +71,19 @@ public final class Main {
             default -> throw ex; // a bug: picocli prints the stack trace
         }
     };
+
+    /** An I/O failure in words: what was being done, then each cause's message once ("... (No such file)"). */
+    static String ioMessage(String what, Throwable cause) {
+        StringBuilder sb = new StringBuilder(what == null ? "" : what);
+        for (Throwable c = cause; c != null; c = c.getCause()) {
+            String m = c instanceof java.nio.file.NoSuchFileException n ? n.getFile() + ": no such file"
+                    : c instanceof java.net.BindException ? "cannot listen: " + c.getMessage() + " (another process has the port? choose another)"
+                    : c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
+            if (sb.indexOf(m) >= 0) continue;
+            sb.append(sb.isEmpty() ? m : ": " + m);
+        }
+        return sb.toString();
+    }
 
     /** picocli's message and a hint, instead of the whole usage text. */
     private static final IParameterExceptionHandler USAGE_ERRORS = (ex, args) -> {

@@ -123,6 +123,13 @@ class CliErrorsIT {
                 "mpshare " + sub + ": mpshare host is not running: no socket at " + socket, "--socket");
     }
 
+    @Test void webhook_mountedTlsFilesMissing_namesTheFiles() {
+        Path cert = dir.resolve("tls.crt"), key = dir.resolve("tls.key");
+        oneLine(CliRun.of("webhook", "--port", "0", "--namespace", "ns", "--largest-gpu-mib", "81559",
+                "--tls-cert-file", cert.toString(), "--tls-key-file", key.toString()), ExitCodes.FAILED,
+                "mpshare webhook: cannot read the mounted TLS files " + cert + " and " + key, "no such file");
+    }
+
     @Test void unknownOption_messageAndHintNotTheWholeUsage() {
         CliRun r = CliRun.of("inspect", "--kubecfg", "x");
         assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
