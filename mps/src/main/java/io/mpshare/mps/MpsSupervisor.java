@@ -107,12 +107,12 @@ public final class MpsSupervisor {
                          ScheduledExecutorService executor, InstantSource clock, SupervisorMetrics metrics) {
         this.config = config;
         this.launcher = launcher;
-        this.control = control;
+        this.control = new ProgressControl(control, this::progressed);
         this.executor = executor;
         this.clock = clock;
         this.metrics = metrics;
         this.files = new SupervisorFiles(config.colour(), config.runDir());
-        this.settings = new DaemonSettings(control);
+        this.settings = new DaemonSettings(this.control);
         this.ceilings = new TreeMap<>(config.initialCeilingsMib());
         files.deleteReadyMarker(); // a marker left by an earlier run says nothing about this one
         this.status = snapshot();
@@ -410,10 +410,16 @@ public final class MpsSupervisor {
         }
     }
 
+    /** A control command returned: the step is making progress ({@link ProgressControl}). */
+    private void progressed() {
+        if (stepStarted != null) stepStarted = clock.instant();
+    }
+
     /**
-     * How long the supervisor's thread has been inside its current step (a control command, a restart...), or empty
-     * when it is idle or runs something else. A heartbeat that does not complete while this is short is "busy"; one
-     * that does not complete while this is empty or long is "hung" ({@code SupervisorApi}).
+     * How long the supervisor's thread has been inside its current step without finishing a control command (since
+     * the step began, or since its last command returned), or empty when it is idle or runs something else. A heartbeat
+     * that does not complete while this is short is "busy"; one that does not complete while this is empty or long is
+     * "hung" ({@code SupervisorApi}).
      */
     public Optional<Duration> busyFor() {
         Instant began = stepStarted;

@@ -34,7 +34,7 @@ public final class SupervisorSocketServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SupervisorSocketServer.class.getName());
     /** How long the supervisor's own thread may take to answer {@code /heartbeat} before it is reported hung. */
     public static final Duration DEFAULT_HEARTBEAT_DEADLINE = Duration.ofMillis(900);
-    /** One step of the supervisor's thread running this long means hung (a control command times out after 10 s). */
+    /** The supervisor's thread this long inside a step without finishing a control command means hung. */
     public static final Duration DEFAULT_BUSY_LIMIT = Duration.ofSeconds(3);
     static final Duration REQUEST_DEADLINE = Duration.ofSeconds(5);
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
