@@ -20,7 +20,7 @@ public final class HostCommand implements Callable<Integer> {
     @Option(names = "--state-file", defaultValue = "/var/lib/mpshare/host-state.json", description = "jobs that survive a restart (default ${DEFAULT-VALUE})") Path stateFile;
     @Option(names = "--run-dir", defaultValue = "/run/mpshare", description = "MPS pipe and log directories (default ${DEFAULT-VALUE})") Path runDir;
     @Option(names = "--mps-control-binary", description = "path of nvidia-cuda-mps-control (default: PATH, /usr/local/nvidia/bin, /usr/bin)") Path binary;
-    @Option(names = "--context-reserve-mib", defaultValue = "512", description = "CUDA context reserve added to each job's cap per GPU (default ${DEFAULT-VALUE})") long reserve;
+    @Option(names = "--context-reserve-mib", defaultValue = "" + io.mpshare.core.Names.DEFAULT_CONTEXT_RESERVE_MIB, description = "CUDA context reserve added to each job's cap per GPU (default ${DEFAULT-VALUE})") long reserve;
     @Option(names = "--policy", defaultValue = "terminate", description = "policer action: event, terminate or evict (= stop the job) (default ${DEFAULT-VALUE})") String policy;
     @Option(names = "--unmanaged", defaultValue = "police", description = "GPU processes started outside 'mpshare run': police (rogue, acted on by --policy) or report (default ${DEFAULT-VALUE})") String unmanaged;
     @Option(names = "--policer-period-ms", defaultValue = "1000", description = "policer sampling period (default ${DEFAULT-VALUE})") long period;

@@ -71,6 +71,13 @@ public final class Names {
     public static final String KUBELET_DIR = "/var/lib/kubelet";
     public static final String DEVICE_PLUGIN_DIR = KUBELET_DIR + "/device-plugins";
     public static final String KUBELET_SOCKET = DEVICE_PLUGIN_DIR + "/kubelet.sock";
+    /** The command-line flag that picks the unit of {@link #RESOURCE_GPU_MEM} (GiB or MiB), named in messages. */
+    public static final String FLAG_GPU_MEM_UNIT = "--gpu-mem-unit";
+    /**
+     * Node label the device plugin sets to its count of healthy GPUs. kube-scheduler requeues pods on a Node label
+     * change, not on an annotation change: so pods refused while the devices were unhealthy are retried at recovery.
+     */
+    public static final String NODE_LABEL_HEALTHY_GPUS = ANNOTATION_PREFIX + "healthy-gpus";
     public static final String POD_RESOURCES_SOCKET = "/var/lib/kubelet/pod-resources/kubelet.sock";
 
     /** Container env the device plugin answers with. */
@@ -92,8 +99,14 @@ public final class Names {
     /** The kube-scheduler profile name pods are steered to when they ask for shared GPUs. */
     public static final String SCHEDULER_NAME = "mpshare-scheduler";
 
-    /** Default CUDA context reserve charged per client per GPU (FACTS.md: ~0.5 GiB counts against the cap). */
-    public static final long DEFAULT_CONTEXT_RESERVE_MIB = 512;
+    /**
+     * Default CUDA context reserve charged per client per GPU, and added to its MPS cap. FACTS.md: the context counts
+     * against the cap, and a PyTorch 2.11 client holds ~632 MiB beyond its tensors on the H200 (driver 580); with 512
+     * jobs that asked N GiB held N-0.1 GiB and failed their next 20 MiB. 1024 leaves ~390 MiB above that client for
+     * allocator slack and cuBLAS/cuDNN workspaces (e2e/gpu/calibrate-reserve.sh measures it). A pod may ask another with
+     * {@link #ANN_CONTEXT_RESERVE}.
+     */
+    public static final long DEFAULT_CONTEXT_RESERVE_MIB = 1024;
     /**
      * Pod annotation: this pod's CUDA context reserve in MiB per container per GPU, instead of the cluster's default
      * (a framework that holds more beside its tensors). Booked by the extender, capped by the device plugin alike.

@@ -205,7 +205,7 @@ class SeedSampleIT {
         Map<String, String> env = r.getEnvsMap();
         String gpuUuid = env.get(Names.ENV_VISIBLE_DEVICES);
         assertThat(gpuUuid).matches("GPU-fake-[01]");
-        assertThat(env).containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=7680M") // 7 GiB + 512 MiB context reserve
+        assertThat(env).containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=8192M") // 7 GiB + the 1024 MiB default context reserve
                 .containsEntry(Names.ENV_MPS_PIPE, "/run/mpshare/blue/pipe")
                 .doesNotContainKey(Names.ENV_MPS_THREADS);
         await("assigned, with its colour", () -> {
@@ -222,12 +222,12 @@ class SeedSampleIT {
         var report = new ClusterReader(client, MemoryUnit.GIB).read(null);
         String table = renderer.table(report, true);
         System.out.println(table);
-        // 7 GiB + 512 MiB reserve = 7680 MiB of 143771 MiB, shown in the cluster's unit (GiB)
-        assertThat(table).containsPattern("n1 +" + gpuUuid.substring(gpuUuid.length() - 1) + " +NVIDIA H200 +7\\.5/140\\.4 \\(5%\\)")
-                .containsPattern("default/mps-sample-x7k2p +7\\.5 ");
+        // 7 GiB + 1024 MiB reserve = 8192 MiB of 143771 MiB, shown in the cluster's unit (GiB)
+        assertThat(table).containsPattern("n1 +" + gpuUuid.substring(gpuUuid.length() - 1) + " +NVIDIA H200 +8/140\\.4 \\(6%\\)")
+                .containsPattern("default/mps-sample-x7k2p +8 ");
         String json = renderer.json(report);
         System.out.println(json);
-        assertThat(json).contains("mps-sample-x7k2p").contains("7680").contains("143771");
+        assertThat(json).contains("mps-sample-x7k2p").contains("8192").contains("143771");
     }
 
     @Test void quota_podCarriesTheLimitAQuotaOnRequestsCounts() throws Exception {
