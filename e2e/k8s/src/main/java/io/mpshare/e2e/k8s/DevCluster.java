@@ -1,0 +1,136 @@
+package io.mpshare.e2e.k8s;
+
+import io.mpshare.core.Names;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code bin/dev-cluster}'s foreground part: starts the same control plane as the tests (etcd, kube-apiserver,
+ * kube-controller-manager, the chart's RBAC), kube-scheduler with the chart's extender configuration, the extender,
+ * and N fake GPU nodes; writes {@code DIR/kubeconfig} (admin), {@code DIR/pids} and {@code DIR/ready}; then runs
+ * until SIGTERM, when its shutdown hook stops every process. The script puts it in the background and does
+ * {@code down}/{@code status} from the pid files.
+ *
+ * <pre>DevCluster DIR [--nodes N] [--gpus G] [--api-port P] [--extender-port P]</pre>
+ */
+public final class DevCluster {
+    /** Command-line settings, validated. */
+    record Options(Path dir, int nodes, int gpus, int apiPort, int extenderPort) {
+        Options {
+            if (nodes < 0 || nodes > 500) throw new IllegalArgumentException("--nodes must be 0..500, got " + nodes);
+            if (gpus < 1 || gpus > 16) throw new IllegalArgumentException("--gpus must be 1..16, got " + gpus);
+        }
+
+        static Options parse(List<String> args) {
+            if (args.isEmpty()) throw new IllegalArgumentException("usage: DevCluster DIR [--nodes N] [--gpus G] [--api-port P] [--extender-port P]");
+            Path dir = Path.of(args.getFirst());
+            int nodes = 2, gpus = 8, api = 6443, ext = Names.EXTENDER_PORT;
+            for (int i = 1; i < args.size(); i++) {
+                String a = args.get(i);
+                String v = i + 1 < args.size() ? args.get(++i) : null;
+                if (v == null) throw new IllegalArgumentException(a + " needs a value");
+                int n;
+                try {
+                    n = Integer.parseInt(v);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(a + " takes a number, got '" + v + "'");
+                }
+                switch (a) {
+                    case "--nodes" -> nodes = n;
+                    case "--gpus" -> gpus = n;
+                    case "--api-port" -> api = n;
+                    case "--extender-port" -> ext = n;
+                    default -> throw new IllegalArgumentException("unknown option " + a + " (known: --nodes, --gpus, --api-port, --extender-port)");
+                }
+            }
+            return new Options(dir, nodes, gpus, api, ext);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o;
+        try {
+            o = Options.parse(List.of(args));
+        } catch (IllegalArgumentException e) {
+            System.err.println("dev-cluster: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Path root = Cluster.findRepoRoot(Path.of(""));
+        Files.createDirectories(o.dir());
+        Files.deleteIfExists(o.dir().resolve("ready"));
+        deleteTree(o.dir().resolve("run")); // each up is a fresh cluster: new certificates, empty etcd
+        String busy = busyPort(o);
+        if (busy != null) fail(o, busy);
+        Binaries bin = switch (Binaries.locate(System.getenv(), root)) {
+            case Binaries.Found f -> f.binaries();
+            case Binaries.Missing m -> { fail(o, m.why()); yield null; }
+        };
+        Cluster cluster;
+        try {
+            cluster = Cluster.start(bin, root, o.dir().resolve("run"), o.dir().resolve("logs"), o.apiPort(), Map.of());
+        } catch (RuntimeException e) {
+            fail(o, e.getMessage().lines().findFirst().orElse("start failed") + " (logs in " + o.dir().resolve("logs") + ")");
+            return;
+        }
+        try {
+            Path logs = o.dir().resolve("logs");
+            GpuNodes.createMany(cluster.client(), "gpu-node", o.nodes(), o.gpus(), Map.of());
+            var ext = cluster.components().extender("extender", o.extenderPort(), List.of(), logs);
+            cluster.components().scheduler("kube-scheduler", Components.SchedulerSettings.single(Names.SCHEDULER_NAME, ext.port()), logs);
+            cluster.webhooks().start("webhook", null, Names.SCHEDULER_NAME, logs);
+            Files.copy(cluster.controlPlane().kubeconfigFor("dev-admin", List.of("system:masters")), o.dir().resolve("kubeconfig"),
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            writePids(o.dir(), cluster.controlPlane());
+            Files.writeString(o.dir().resolve("ready"), cluster.controlPlane().server() + "\n");
+        } catch (RuntimeException e) {
+            cluster.close();
+            fail(o, e.getMessage().lines().findFirst().orElse("start failed") + " (logs in " + o.dir().resolve("logs") + ")");
+        }
+        var stop = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            System.err.println("dev-cluster: stopping");
+            cluster.close();
+            System.err.println("dev-cluster: stopped");
+            stop.countDown();
+        }));
+        stop.await();
+    }
+
+    private static String busyPort(Options o) {
+        for (int p : List.of(o.apiPort(), o.extenderPort()))
+            if (ControlPlane.portOpen(p))
+                return "port " + p + " is in use (another dev-cluster? bin/dev-cluster status); choose others with --api-port/--extender-port";
+        return null;
+    }
+
+    private static void writePids(Path dir, ControlPlane cp) throws IOException {
+        List<String> lines = new ArrayList<>();
+        lines.add("dev-cluster " + ProcessHandle.current().pid());
+        for (ManagedProcess p : cp.processes()) lines.add(p.name() + " " + p.pid());
+        Files.write(dir.resolve("pids"), lines);
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        if (!Files.exists(p)) return;
+        try (var walk = Files.walk(p)) {
+            for (Path f : walk.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(f);
+        }
+    }
+
+    private static void fail(Options o, String why) {
+        try {
+            Files.writeString(o.dir().resolve("failed"), why + "\n");
+        } catch (IOException ignored) {
+            // the message still goes to stderr
+        }
+        System.err.println("dev-cluster: " + why);
+        System.exit(1);
+    }
+}
