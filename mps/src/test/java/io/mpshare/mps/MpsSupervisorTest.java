@@ -60,6 +60,25 @@ class MpsSupervisorTest {
         assertThat(SupervisorStatusClient.readFile(Colour.BLUE.statusFile(runDir))).isEqualTo(s);
     }
 
+    /** Issue 14: the start-up line printed {@code threads OptionalInt[100]} / {@code OptionalInt.empty}. */
+    @Test void upLogLine_cleanValues() {
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        java.util.logging.Handler h = new java.util.logging.Handler() {
+            @Override public void publish(java.util.logging.LogRecord r) { lines.add(r.getMessage()); }
+            @Override public void flush() {}
+            @Override public void close() {}
+        };
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(MpsSupervisor.class.getName());
+        log.addHandler(h);
+        try {
+            startAndSettle();
+        } finally {
+            log.removeHandler(h);
+        }
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("default active thread percentage 100 %", "ceilings GPU 0: 8 GiB"));
+        assertThat(lines).noneMatch(l -> l.contains("Optional"));
+    }
+
     @Test void ping_completesOnlyWhenTheSupervisorThreadRuns() throws Exception {
         startAndSettle();
         CompletableFuture<SupervisorStatus> beat = supervisor.ping();
