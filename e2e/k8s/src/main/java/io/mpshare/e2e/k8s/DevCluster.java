@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code bin/dev-cluster}'s foreground part: starts the same control plane as the tests (etcd, kube-apiserver,
@@ -30,7 +29,7 @@ public final class DevCluster {
         static Options parse(List<String> args) {
             if (args.isEmpty()) throw new IllegalArgumentException("usage: DevCluster DIR [--nodes N] [--gpus G] [--api-port P] [--extender-port P]");
             Path dir = Path.of(args.getFirst());
-            int nodes = 2, gpus = 8, api = 6443, ext = Names.EXTENDER_PORT;
+            int nodes = 2, gpus = 8, api = 6443, ext = 0; // 0: a free port (39999 lies in Linux's ephemeral range)
             for (int i = 1; i < args.size(); i++) {
                 String a = args.get(i);
                 String v = i + 1 < args.size() ? args.get(++i) : null;
@@ -82,7 +81,8 @@ public final class DevCluster {
         try {
             Path logs = o.dir().resolve("logs");
             GpuNodes.createMany(cluster.client(), "gpu-node", o.nodes(), o.gpus(), Map.of());
-            var ext = cluster.components().extender("extender", o.extenderPort(), List.of(), logs);
+            int port = o.extenderPort() == 0 ? ControlPlane.freePort() : o.extenderPort();
+            var ext = cluster.components().extender("extender", port, List.of(), logs);
             cluster.components().scheduler("kube-scheduler", Components.SchedulerSettings.single(Names.SCHEDULER_NAME, ext.port()), logs);
             cluster.webhooks().start("webhook", null, Names.SCHEDULER_NAME, logs);
             Files.copy(cluster.controlPlane().kubeconfigFor("dev-admin", List.of("system:masters")), o.dir().resolve("kubeconfig"),
@@ -93,19 +93,22 @@ public final class DevCluster {
             cluster.close();
             fail(o, e.getMessage().lines().findFirst().orElse("start failed") + " (logs in " + o.dir().resolve("logs") + ")");
         }
-        var stop = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            System.err.println("dev-cluster: stopping");
-            cluster.close();
-            System.err.println("dev-cluster: stopped");
-            stop.countDown();
-        }));
-        stop.await();
+        // helm-java's native (Go) library takes over SIGTERM once loaded, so shutdown hooks cannot be relied on:
+        // `bin/dev-cluster down` asks by creating DIR/stop, then SIGKILLs whatever is left.
+        Path stopFile = o.dir().resolve("stop");
+        Files.deleteIfExists(stopFile);
+        Runtime.getRuntime().addShutdownHook(new Thread(cluster::close));
+        while (!Files.exists(stopFile)) Thread.sleep(250);
+        System.err.println("dev-cluster: stopping");
+        cluster.close();
+        Files.deleteIfExists(stopFile);
+        System.err.println("dev-cluster: stopped");
+        System.exit(0);
     }
 
     private static String busyPort(Options o) {
         for (int p : List.of(o.apiPort(), o.extenderPort()))
-            if (ControlPlane.portOpen(p))
+            if (p != 0 && ControlPlane.portOpen(p))
                 return "port " + p + " is in use (another dev-cluster? bin/dev-cluster status); choose others with --api-port/--extender-port";
         return null;
     }
