@@ -76,18 +76,24 @@ public final class DevicePluginCommand implements Callable<Integer> {
             default -> throw CliFailure.usage("--daemon-probe must be supervisor-socket, supervisor-socket-no-pid, status-file, status-file-no-pid or none, not '" + probeKind + "'");
         };
         FakeGpus fakes = fakeGpus == null ? null : FakeGpus.parse(fakeGpus, fakeGpuModel);
+        CountDownLatch closed = new CountDownLatch(1);
         try (KubernetesClient client = KubeConnector.system().connect(kube)) {
             Nvml nvml = openNvml(fakes);
             try (DevicePluginNode node = DevicePluginNode.start(cfg, nvml, probe, client, InstantSource.system(), true);
                  NodeHttp http = metricsPort > 0 ? new NodeHttp(new InetSocketAddress(metricsPort), node::problem).metrics(node.metrics()).start() : null) {
+                // SIGTERM: the hook lets this thread close the node (its sockets leave kubelet's folder) and waits for it
                 CountDownLatch stop = new CountDownLatch(1);
-                Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown, "mpshare-device-plugin-stop"));
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    stop.countDown();
+                    try { closed.await(10, java.util.concurrent.TimeUnit.SECONDS); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
+                }, "mpshare-device-plugin-stop"));
                 stop.await();
                 return ExitCodes.OK;
             } catch (IllegalStateException e) {
                 throw CliFailure.failed(e.getMessage());
             } finally {
                 nvml.close();
+                closed.countDown();
             }
         }
     }

@@ -15,7 +15,9 @@ import java.util.Objects;
  * @param runDir             host folder of the MPS generations; pipe dir answered is {@code runDir/<colour>/pipe}
  * @param healthPeriod       how often daemon and Xids are polled (≤ 2 s detection needs ≤ ~1.5 s)
  * @param endpointPeriod     how often the plugin checks its socket and kubelet's (re-registration delay)
- * @param informerWait       how long Allocate waits for the pod informer when nothing matches yet
+ * @param informerWait       how long GetPreferredAllocation waits for the pod informer when it knows no pod for the call
+ *                           (then it reads the node's pods directly); Allocate never waits for the informer
+ * @param reconcileDelay     how soon after an Allocate pod-resources is read (confirms who got the IDs, marks assigned)
  * @param listBudgetBytes    the largest ListAndWatch message allowed (kubelet reads at most 4 MiB)
  * @param policing           the policer's flags (on by default; docs/policing.md)
  */
@@ -38,7 +40,7 @@ public record DevicePluginConfig(String nodeName, MemoryUnit unit, Path pluginDi
     public static DevicePluginConfig defaults(String nodeName) {
         return new DevicePluginConfig(nodeName, MemoryUnit.GIB, Path.of(Names.DEVICE_PLUGIN_DIR), Path.of(Names.KUBELET_SOCKET),
                 Path.of(Names.POD_RESOURCES_SOCKET), Path.of(Names.RUN_DIR), false, Duration.ofMillis(500), Duration.ofSeconds(1),
-                Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofMinutes(10), Duration.ofMinutes(5),
+                Duration.ofMillis(300), Duration.ofMillis(250), Duration.ofSeconds(30), Duration.ofMinutes(10), Duration.ofMinutes(5),
                 2 << 20, PolicingConfig.defaults());
     }
 

@@ -127,13 +127,21 @@ public final class DevicePluginNode implements AutoCloseable {
         NodePolicer policer = cfg.policing().enabled()
                 ? new NodePolicer(cfg.policing(), cfg.nodeName(), hw, cfg.unit(), nvml, client, nodeView::activeColour, policing, clock)
                 : null;
-        if (policer != null) pods.addListener(policer.listener());
+        if (policer != null) {
+            pods.addListener(policer.listener());
+            manager.answerSink(policer.answerSink());
+        }
         pods.start(Duration.ofMinutes(10));
         pods.awaitSynced(Duration.ofSeconds(60));
 
         var podResources = new PodResourcesClient(cfg.podResourcesSocket(), group);
         var reconciler = new Reconciler(() -> podResources.list(Names.RESOURCE_GPU_MEM), manager, annotator, clock, Duration.ofMinutes(10));
         manager.afterAllocate(() -> reconciler.soon(exec, cfg.reconcileDelay()));
+        // no waiting pod can own a call: claims wrongly guessed are moved (pod-resources), then the node's pods read directly
+        manager.fallback(budget -> {
+            try { reconciler.reconcile(); } catch (RuntimeException e) { LOG.fine("reconcile before a direct read failed: " + e.getMessage()); }
+            pods.readThrough(budget);
+        });
 
         // Allocate is answered on the gRPC event loop when a pod is waiting; a call that must wait for the informer moves here
         var slow = Executors.newCachedThreadPool(r -> {

@@ -44,6 +44,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The whole node agent against a fake kubelet (real gRPC, temp unix sockets) and fabric8's mock API server (CRUD). */
 @EnableKubernetesMockClient(crud = true)
 class DevicePluginIT {
+    /** The context reserve a pod was booked with, which each cap adds (its value is calibrated elsewhere). */
+    long reserve(String pod) { return node.allocations().allocationOf(PodKey.of("default", pod)).orElseThrow().demand().reserveMib(); }
     static final Duration WAIT = Duration.ofSeconds(30);
 
     KubernetesMockServer server;
@@ -62,7 +64,7 @@ class DevicePluginIT {
         Path podRes = tmp.resolve("pod-resources/kubelet.sock");
         kubelet = new FakeKubelet(dir, podRes).start();
         var cfg = DevicePluginConfig.defaults("n1").withSockets(dir, kubelet.socket(), podRes)
-                .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofHours(1));
+                .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(100));
         node = DevicePluginNode.start(cfg, nvml, c -> mps::daemonUp, client, Clock.systemUTC(), false);
         inv = InventoryPublisher.readHardware(nvml, "n1");
     }
@@ -122,7 +124,7 @@ class DevicePluginIT {
         create(TestPods.pod("gpu-share-sample").mem("mps", 7).hostIPC().on("n1").placed(inv, 1).build());
         var r = kubelet.admit(PodKey.of("default", "gpu-share-sample"), "mps", Names.RESOURCE_GPU_MEM, 7);
         assertThat(r.getEnvsMap()).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-fake-1")
-                .containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=7680M")
+                .containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=" + (7168 + reserve("gpu-share-sample")) + "M")
                 .containsEntry(Names.ENV_MPS_PIPE, "/run/mpshare/blue/pipe")
                 .containsEntry(AnswerBuilder.ENV_POD, "default/gpu-share-sample");
         assertThat(r.getMounts(0).getReadOnly()).isTrue();
@@ -148,8 +150,32 @@ class DevicePluginIT {
         assertThatThrownBy(() -> kubelet.admit(PodKey.of("default", "preset"), "main", Names.RESOURCE_GPU_MEM, 7))
                 .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
                     assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
-                    assertThat(e.getStatus().getDescription()).contains("default/preset").contains("not placed by the mpshare scheduler extender");
+                    assertThat(e.getStatus().getDescription()).contains("default/preset").contains("must be placed by the mpshare scheduler extender");
                 });
+    }
+
+    @Test void allocate_thiefWithPresetNodeName_refusedAtOnceAndNeighbourGetsItsGpu() throws Exception {
+        kubelet.awaitList(Names.RESOURCE_GPU_MEM, l -> l.getDevicesCount() > 0, WAIT);
+        create(TestPods.pod("thief").mem("main", 7).on("n1").build());
+        create(TestPods.pod("victim").mem("main", 7).on("n1").placed(inv, 1).build());
+        assertThatThrownBy(() -> kubelet.admit(PodKey.of("default", "thief"), "main", Names.RESOURCE_GPU_MEM, 7))
+                .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getDescription()).contains("default/thief"));
+        var r = kubelet.admit(PodKey.of("default", "victim"), "main", Names.RESOURCE_GPU_MEM, 7);
+        assertThat(r.getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/victim").containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-fake-1");
+        assertThat(kubelet.heldBy(PodKey.of("default", "victim"), "main", Names.RESOURCE_GPU_MEM))
+                .allSatisfy(id -> assertThat(DeviceIds.gpuUuid(id)).contains("GPU-fake-1"));
+        await("victim assigned", () -> "true".equals(annotations("victim").get(Names.ANN_ASSIGNED)));
+    }
+
+    @Test void allocate_podBoundBeforeTheInformerSawIt_directReadFindsItAndPrefersItsGpu() throws Exception {
+        kubelet.awaitList(Names.RESOURCE_GPU_MEM, l -> l.getDevicesCount() > 0, WAIT);
+        node.pods().close();   // the informer stops: kubelet is ahead of it, as ~25 ms after a bind
+        node.allocations().fallbackBudget(WAIT);   // the mock server on a loaded 2-core machine, not the 1 s budget of a real apiserver
+        client.pods().inNamespace("default").resource(TestPods.pod("fresh").mem("main", 5).on("n1").placed(inv, 1).build()).create();
+        var r = kubelet.admit(PodKey.of("default", "fresh"), "main", Names.RESOURCE_GPU_MEM, 5);
+        assertThat(r.getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/fresh").containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-fake-1");
+        assertThat(kubelet.heldBy(PodKey.of("default", "fresh"), "main", Names.RESOURCE_GPU_MEM))
+                .allSatisfy(id -> assertThat(DeviceIds.gpuUuid(id)).contains("GPU-fake-1"));
     }
 
     @Test void kubeletRestart_pluginServesAndRegistersAgain() throws Exception {
@@ -167,7 +193,7 @@ class DevicePluginIT {
         assertThat(kubelet.awaitList(Names.RESOURCE_GPU_MEM, l -> l.getDevicesCount() == 280, WAIT).getDevicesCount()).isEqualTo(280);
     }
 
-    @Test void daemonDown_devicesUnhealthyThenHealthyAgain() throws Exception {
+    @Test void daemonDown_devicesUnhealthyThenHealthyAgain_nodeLabelChangesForTheScheduler() throws Exception {
         kubelet.awaitList(Names.RESOURCE_GPU_MEM, l -> l.getDevicesCount() > 0, WAIT);
         mps.crash();
         node.health().tick();
@@ -175,9 +201,12 @@ class DevicePluginIT {
         kubelet.awaitList(Names.RESOURCE_GPU_CORE, l -> allHealth(l, DeviceCatalog.UNHEALTHY), WAIT);
         await("inventory says unhealthy", () -> InventoryCodec.decode("n1",
                 client.nodes().withName("n1").get().getMetadata().getAnnotations().get(Names.ANN_NODE_GPUS)).gpus().stream().noneMatch(g -> g.healthy()));
+        // kube-scheduler requeues on a label change, not on an annotation change
+        await("label says no healthy GPU", () -> "0".equals(client.nodes().withName("n1").get().getMetadata().getLabels().get(Names.NODE_LABEL_HEALTHY_GPUS)));
         mps.restart();
         node.health().tick();
         kubelet.awaitList(Names.RESOURCE_GPU_MEM, l -> allHealth(l, DeviceCatalog.HEALTHY), WAIT);
+        await("label says 2 healthy GPUs", () -> "2".equals(client.nodes().withName("n1").get().getMetadata().getLabels().get(Names.NODE_LABEL_HEALTHY_GPUS)));
     }
 
     @Test void xidOnGpu1_onlyItsDevicesUnhealthy() throws Exception {
@@ -203,7 +232,8 @@ class DevicePluginIT {
         var ra = kubelet.admit(PodKey.of("default", "twin-a"), "main", Names.RESOURCE_GPU_MEM, 7);
         assertThat(rb.getEnvsMap()).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-fake-0");
         assertThat(ra.getEnvsMap()).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-fake-1");
-        assertThat(node.reconciler().reconcile().corrected()).isEqualTo(2);
+        // pod-resources, env and annotation agree
+        assertThat(kubelet.heldBy(PodKey.of("default", "twin-b"), "main", Names.RESOURCE_GPU_MEM)).allSatisfy(id -> assertThat(id).startsWith("GPU-fake-0"));
         await("twin-b annotated with GPU 0", () -> annotations("twin-b").get(Names.ANN_ALLOCATION).contains("gpus=0;uuids=GPU-fake-0"));
         await("twin-a annotated with GPU 1", () -> annotations("twin-a").get(Names.ANN_ALLOCATION).contains("gpus=1;uuids=GPU-fake-1"));
         assertThat(annotations("twin-b")).containsEntry(Names.ACK_GPU_MEM_IDX, "0").containsEntry(Names.ANN_ASSIGNED, "true");
@@ -225,6 +255,6 @@ class DevicePluginIT {
         assertThat(kubelet.awaitList(Names.RESOURCE_GPU_MEM, l -> l.getDevicesCount() > 0, WAIT).getDevicesCount()).isEqualTo(15_360);
         create(TestPods.pod("m").unit(MemoryUnit.MIB).mem("main", 3000).on("n1").placed(smallInv, 0).build());
         var r = kubelet.admit(PodKey.of("default", "m"), "main", Names.RESOURCE_GPU_MEM, 3000);
-        assertThat(r.getEnvsMap()).containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=3512M");
+        assertThat(r.getEnvsMap()).containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=" + (3000 + reserve("m")) + "M");
     }
 }

@@ -92,7 +92,7 @@ public final class AllocateLatency {
             for (Pod p : pods) {
                 int units = Integer.parseInt(p.getSpec().getContainers().getFirst().getResources().getLimits().get(Names.RESOURCE_GPU_MEM).getAmount());
                 var req = ContainerAllocateRequest.newBuilder();
-                for (int i = 0; i < units; i++) req.addDevicesIds(DeviceIds.id(inv.gpu(0).uuid(), id++));
+                for (int i = 0; i < units; i++) req.addDevicesIds(DeviceIds.id(booked(inv, p), id++));
                 var call = AllocateRequest.newBuilder().addContainerRequests(req).build();
                 long t0 = System.nanoTime();
                 stub.allocate(call);
@@ -112,7 +112,7 @@ public final class AllocateLatency {
             for (Pod p : pods) {
                 int units = Integer.parseInt(p.getSpec().getContainers().getFirst().getResources().getLimits().get(Names.RESOURCE_GPU_MEM).getAmount());
                 var req = ContainerAllocateRequest.newBuilder();
-                for (int i = 0; i < units; i++) req.addDevicesIds(DeviceIds.id(inv.gpu(0).uuid(), id++));
+                for (int i = 0; i < units; i++) req.addDevicesIds(DeviceIds.id(booked(inv, p), id++));
                 var call = AllocateRequest.newBuilder().addContainerRequests(req).build();
                 long t0 = System.nanoTime();
                 h.allocate(call);
@@ -134,7 +134,15 @@ public final class AllocateLatency {
         group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    static List<Pod> pods(NodeInventory inv, int count) {
+    static List<Pod> pods(NodeInventory inv, int count) { return pods(inv, count, 2); }
+
+    static String booked(NodeInventory inv, Pod p) { return inv.gpu(Integer.parseInt(p.getMetadata().getAnnotations().get(Names.ACK_GPU_MEM_IDX))).uuid(); }
+
+    static int units(Pod p) {
+        return Integer.parseInt(p.getSpec().getContainers().getFirst().getResources().getLimits().get(Names.RESOURCE_GPU_MEM).getAmount());
+    }
+
+    static List<Pod> pods(NodeInventory inv, int count, int gpus) {
         var out = new ArrayList<Pod>();
         Instant t = Instant.parse("2026-11-30T00:00:00Z");
         var resolver = new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB);
@@ -147,7 +155,7 @@ public final class AllocateLatency {
                     .endSpec().withNewStatus().withPhase("Pending").endStatus().build();
             var info = PodConversion.podInfo(pod, MemoryUnit.GIB);
             var demand = ((DemandResolver.Resolution.Resolved) resolver.resolve(info)).demand();
-            int g = i % 2;
+            int g = i % gpus;
             var a = new Allocation(info.key(), uid, "n1", List.of(g), List.of(inv.gpu(g).uuid()), demand, t.plusMillis(i), Phase.BOUND);
             pod.getMetadata().setAnnotations(AllocationCodec.encode(a, MemoryUnit.GIB));
             out.add(pod);
@@ -175,6 +183,8 @@ public final class AllocateLatency {
             return delegate.allocate(r);
         }
 
-        @Override public io.mpshare.deviceplugin.api.v1beta1.AllocateResponse tryAllocate(AllocateRequest r) { return delegate.tryAllocate(r); }
+        @Override public io.mpshare.deviceplugin.api.v1beta1.AllocateResponse tryAllocate(AllocateRequest r) throws AllocateRefused {
+            return delegate.tryAllocate(r);
+        }
     }
 }

@@ -2,76 +2,73 @@ package io.mpshare.deviceplugin.allocation;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.MemoryUnit;
-import io.mpshare.core.Names;
-import io.mpshare.core.codec.AllocationCodec.Decoded;
 import io.mpshare.core.ledger.Allocation;
-import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.ContainerShare;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.deviceplugin.allocation.Candidate.Claims;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateResponse;
-import io.mpshare.deviceplugin.cluster.PodWrites;
 import io.mpshare.deviceplugin.cluster.PodListener;
+import io.mpshare.deviceplugin.cluster.PodWrites;
 import io.mpshare.deviceplugin.kubelet.ResourceHandler.AllocateRefused;
 
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * Finds the pod a {@code gpu-mem} Allocate call is for, answers it, and marks the pod assigned.
+ * Answers kubelet's {@code gpu-mem} Allocate calls (docs/decisions/allocate-pod-matching.md).
  *
  * <p>Implementation notes.
  * <ul>
- * <li><b>Where pods come from.</b> Only the node's pod informer ({@link PodListener}): each event decodes the pod's
- *     allocation once and files the pod as a {@link Candidate} (bound here, allocation readable and naming this node,
- *     not assigned) or as a problem with a reason (asks gpu-mem without an allocation, malformed, other node).
- *     Allocate reads these maps; it never calls the API server. If nothing matches, it waits up to
- *     {@code informerWait} for the next informer event (kubelet can call a moment before our watch delivers the pod).</li>
- * <li><b>Matching.</b> kubelet tells only the device IDs; their count is the container's request in units. Among
- *     candidates with an unanswered container of exactly that many units: a pod already part-answered first (kubelet
- *     admits one pod at a time, init containers first), then the oldest assume time, then the pod key. Inside the pod,
- *     its first unanswered container of that size.</li>
- * <li><b>Concurrency, no node-wide lock.</b> A container is claimed with a compare-and-set on the pod's immutable
- *     {@link Claims}; two racing calls cannot take the same container, and a lost race moves on to the next
- *     candidate. Claims live in memory until the pod is deleted, so a pod is never answered twice even before the
- *     {@code assigned} annotation comes back through the watch.</li>
- * <li><b>Twins.</b> Two pods with identical requests can be answered in the other's place (Allocate cannot tell them
- *     apart). Every answer is logged by device-ID set ({@link AnswerLog}); {@link Reconciler} reads the pod-resources
- *     API shortly after and rewrites annotations to the GPU each container really got.</li>
- * <li><b>Writes.</b> When a pod's last GPU container is answered, {@code mpshare.io/assigned=true} and
- *     {@code mpshare.io/mps-colour} (the MPS daemon colour its containers were given; {@code mpshare upgrade-node}
- *     counts the old colour's clients from it) are merge-patched together, asynchronously ({@link PodWrites});
- *     the reconciler re-marks pods whose patch was lost.</li>
+ * <li><b>The answer comes from the IDs.</b> kubelet hands each device ID to one container at a time; the GPUs of the
+ *     IDs and the units on each ({@link IdShape}) are what the container may use. The answer's
+ *     {@code NVIDIA_VISIBLE_DEVICES} and caps are built from them, so no container gets more than kubelet counted for
+ *     it, or a neighbour's GPU share. GetPreferredAllocation steers kubelet to IDs of the booked GPU(s).</li>
+ * <li><b>Who it is for.</b> The pod gives only its reserve, core share and names. kubelet admits one pod at a time, in
+ *     the order its watch delivers the node's pods, init containers first: so the call is for the earliest-arrived
+ *     waiting pod ({@link WaitingPods}) with an unanswered container of that many units; a pod already part-answered
+ *     goes first. IDs that GetPreferredAllocation chose for a pod are taken as that pod's (a link per ID set). When
+ *     that pod was not placed by the extender (unplaced: no allocation, malformed, another node's), the call is
+ *     refused at once with its reason, never answered with a neighbour's booking.</li>
+ * <li><b>Never waiting when the answer is known.</b> kubelet admits pods on its sync loop. A decision is made from
+ *     memory; only when no waiting pod could own the call (the informer may be behind) does {@link #allocate} read
+ *     the node's pods and pod-resources directly ({@link Fallback}, bounded), then answer or refuse.</li>
+ * <li><b>Concurrency.</b> A container is claimed with a compare-and-set on the pod's immutable {@link Claims}; no
+ *     node-wide lock. The pod is marked assigned by the {@link Reconciler} once pod-resources shows it holding the
+ *     IDs, which also corrects a wrong guess (claims move to the pod kubelet names) and the booking's GPUs.</li>
+ * <li><b>The policer</b> is told what each pod was answered ({@link AnswerSink}) when that differs from its booking,
+ *     until the corrected annotation comes back.</li>
  * </ul>
  */
 public final class AllocationManager implements PodListener {
+    /** How long {@link #allocate} and the preference's slow path may spend on direct reads, by default. */
+    public static final Duration FALLBACK_BUDGET = Duration.ofSeconds(1);
+
     private final String node;
     private final MemoryUnit unit;
     private final NodeInventory hardware;
     private final Supplier<String> colour;
     private final AnswerBuilder answers;
-    private final PodWrites annotator;
+    private final PodWrites writes;
     private final AnswerLog log;
     private final InstantSource clock;
     private final ChangeWaiter waiter;
     private final Duration informerWait;
-    private volatile Runnable afterAllocate = () -> {};
-
-    private final ConcurrentHashMap<String, Candidate> candidates = new ConcurrentHashMap<>();
+    private final WaitingPods waiting;
     private final ConcurrentHashMap<String, Claims> claims = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, String> problems = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<PodKey, Allocation> known = new ConcurrentHashMap<>();
-    /** Pod UID → the MPS colour(s) its answered containers were given (recorded with {@code assigned}). */
     private final ConcurrentHashMap<String, String> colours = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Link> links = new ConcurrentHashMap<>();
+    private final Answered answered;
+    private volatile Runnable afterAllocate = () -> {};
+    private volatile Fallback fallback = budget -> {};
+    private volatile Duration fallbackBudget = FALLBACK_BUDGET;
 
-    /** How Allocate waits for the informer: {@code NodePodCache} in production. */
+    /** How the slow paths wait for the informer: {@code NodePodCache} in production. */
     public interface ChangeWaiter {
         long version();
 
@@ -84,59 +81,141 @@ public final class AllocationManager implements PodListener {
         };
     }
 
+    /** A direct read of the node's pods (and a reconcile from pod-resources), bounded by {@code budget}. */
+    public interface Fallback { void refresh(Duration budget); }
+
+    /** Where the policer learns what a pod was answered, while it differs from the pod's annotation. */
+    public interface AnswerSink {
+        void answered(Allocation asAnswered);
+
+        void cleared(String podUid);
+
+        AnswerSink NONE = new AnswerSink() {
+            @Override public void answered(Allocation a) { }
+
+            @Override public void cleared(String uid) { }
+        };
+    }
+
+    /** What Allocate decided without waiting. */
+    public sealed interface Decision {
+        record Answered(ContainerAllocateResponse response) implements Decision {}
+        record Refused(String reason) implements Decision {}
+        /** No waiting pod can own the call: the informer may be behind. */
+        record Unknown() implements Decision {}
+    }
+
+    /** Whom GetPreferredAllocation steers for: a placed pod's container, an unplaced pod (no preference), or nobody known. */
+    public sealed interface Target {
+        record Placed(Candidate candidate, int index) implements Target {}
+        record Unplaced(Candidate candidate) implements Target {}
+        record Unknown() implements Target {}
+    }
+
+    private record Link(String uid, int index) {}
+
     public AllocationManager(String node, MemoryUnit unit, NodeInventory hardware, Supplier<String> colour, AnswerBuilder answers,
-                             PodWrites annotator, AnswerLog log, InstantSource clock, ChangeWaiter waiter, Duration informerWait) {
+                             PodWrites writes, AnswerLog log, InstantSource clock, ChangeWaiter waiter, Duration informerWait) {
         this.node = node;
         this.unit = unit;
         this.hardware = hardware;
         this.colour = colour;
         this.answers = answers;
-        this.annotator = annotator;
+        this.writes = writes;
         this.log = log;
         this.clock = clock;
         this.waiter = waiter;
         this.informerWait = informerWait;
+        this.answered = new Answered(hardware);
+        this.waiting = new WaitingPods(node, unit, hardware, this::forgotten);
     }
 
     /** Run after each answered container (the reconciler's trigger). */
     public void afterAllocate(Runnable r) { afterAllocate = r; }
 
+    public void fallback(Fallback f) { fallback = f; }
+
+    /** Bounds each direct read ({@link #FALLBACK_BUDGET} by default; tests on a loaded machine give more). */
+    public void fallbackBudget(Duration d) { fallbackBudget = d; }
+
+    public void answerSink(AnswerSink s) { answered.sink(s); }
+
     public AnswerLog answerLog() { return log; }
 
     public MemoryUnit unit() { return unit; }
 
-    private record Pick(Candidate candidate, int index, Claims claims) {}
+    public String node() { return node; }
 
-    /** Answers one container that was given {@code deviceIds}. */
+    public NodeInventory hardware() { return hardware; }
+
+    // ---- Allocate ---------------------------------------------------------------------------------------------------
+
+    /** Decides from memory, never blocks: an answer, a refusal known now, or unknown. */
+    public Decision decide(List<String> deviceIds) {
+        IdShape shape;
+        switch (IdShape.of(deviceIds, hardware)) {
+            case IdShape.Read.Bad b -> { return new Decision.Refused(Explain.badIds(b.reason())); }
+            case IdShape.Read.Shape s -> shape = s.shape();
+        }
+        long want = shape.total();
+        Link link = links.remove(AnswerLog.key(deviceIds));
+        if (link != null) {
+            var c = waiting.candidate(link.uid()).orElse(null);
+            if (c != null && c.isPlaced() && claim(c, link.index())) return answer(c, link.index(), deviceIds, shape);
+        }
+        for (Candidate c : ordered()) {
+            while (true) {
+                int i = c.firstOpen(want, claimsOf(c.uid()));
+                if (i < 0) break;
+                if (!c.isPlaced()) {
+                    waiting.refused(c.uid());
+                    return new Decision.Refused(Explain.unplaced(c));
+                }
+                if (claim(c, i)) return answer(c, i, deviceIds, shape);
+            }
+        }
+        return new Decision.Unknown();
+    }
+
+    /** The fast path (transport thread): an answer, empty when a direct read is needed, or a refusal known now. */
+    public Optional<ContainerAllocateResponse> tryAllocate(List<String> deviceIds) throws AllocateRefused {
+        return switch (decide(deviceIds)) {
+            case Decision.Answered a -> Optional.of(a.response());
+            case Decision.Refused r -> throw new AllocateRefused(r.reason());
+            case Decision.Unknown u -> Optional.empty();
+        };
+    }
+
+    /** Decides; when no waiting pod can own the call, reads the node's pods directly (bounded) and decides again. */
     public ContainerAllocateResponse allocate(List<String> deviceIds) throws AllocateRefused {
-        long want = deviceIds.size();
-        Pick p = claimWaiting(want);
-        if (p == null) throw new AllocateRefused(explain(want));
-        return answer(p, deviceIds);
+        Optional<ContainerAllocateResponse> r = tryAllocate(deviceIds);
+        if (r.isPresent()) return r.get();
+        fallback.refresh(fallbackBudget);
+        r = tryAllocate(deviceIds);
+        if (r.isPresent()) return r.get();
+        long units = IdShape.of(deviceIds, hardware) instanceof IdShape.Read.Shape s ? s.shape().total() : deviceIds.size();
+        throw new AllocateRefused(Explain.none(node, unit, units, ordered(), claims));
     }
 
-    /** Answers at once if a waiting pod matches, without waiting for the informer; empty otherwise (nothing claimed). */
-    public Optional<ContainerAllocateResponse> tryAllocate(List<String> deviceIds) {
-        Pick p = claim(deviceIds.size());
-        return p == null ? Optional.empty() : Optional.of(answer(p, deviceIds));
+    private boolean claim(Candidate c, int i) {
+        while (true) {
+            Claims old = claimsOf(c.uid());
+            if (old.has(i)) return false;
+            Claims next = old.with(i, c.units().length);
+            boolean won = old == Claims.NONE ? claims.putIfAbsent(c.uid(), next) == null : claims.replace(c.uid(), old, next);
+            if (won) return true;
+        }
     }
 
-    private ContainerAllocateResponse answer(Pick p, List<String> deviceIds) {
-        Candidate c = p.candidate();
-        ContainerShare share = c.order().get(p.index());
+    private Decision answer(Candidate c, int i, List<String> deviceIds, IdShape shape) {
+        ContainerShare share = c.shares().get(i);
         String given = colour.get();
-        ContainerAllocateResponse resp = answers.build(c.allocation(), share, given);
-        String podColours = colours.merge(c.uid(), given, AllocationManager::union);
+        ContainerAllocateResponse resp = answers.build(c.allocation(), share, shape, given);
+        colours.merge(c.uid(), given, AllocationManager::union);
         log.record(deviceIds, new Answer(c.pod(), c.uid(), share.name(), c.allocation(), clock.instant()));
-        if (p.claims().complete()) annotator.markAssigned(c.pod(), podColours);
+        answered.put(c, share.name(), shape.gpuIndices());
         afterAllocate.run();
-        return resp;
-    }
-
-    /** The candidate the next Allocate of {@code units} would take, without taking it (GetPreferredAllocation). */
-    public Optional<Allocation> peek(long units) {
-        for (Candidate c : ordered()) if (c.firstOpen(units, claims.getOrDefault(c.uid(), Claims.NONE)) >= 0) return Optional.of(c.allocation());
-        return Optional.empty();
+        return new Decision.Answered(resp);
     }
 
     /** "blue" ∪ "green" = "blue,green": a pod whose containers straddled a colour switch names both. */
@@ -144,135 +223,110 @@ public final class AllocationManager implements PodListener {
         return java.util.Arrays.asList(had.split(",")).contains(more) ? had : had + "," + more;
     }
 
-    private Pick claimWaiting(long want) throws AllocateRefused {
+    private Claims claimsOf(String uid) { return claims.getOrDefault(uid, Claims.NONE); }
+
+    private List<Candidate> ordered() { return waiting.ordered(c -> claimsOf(c.uid()).started()); }
+
+    // ---- GetPreferredAllocation ----------------------------------------------------------------------------------
+
+    /** The container the next Allocate of {@code units} is for, without claiming it; never blocks. */
+    public Target target(long units) {
+        for (Candidate c : ordered()) {
+            int i = c.firstOpen(units, claimsOf(c.uid()));
+            if (i < 0) continue;
+            return c.isPlaced() ? new Target.Placed(c, i) : new Target.Unplaced(c);
+        }
+        return new Target.Unknown();
+    }
+
+    /** {@link #target}, waiting up to {@code informerWait} for the informer, then reading directly; Unknown after that. */
+    public Target awaitTarget(long units) {
         long deadline = System.nanoTime() + informerWait.toNanos();
         while (true) {
             long seen = waiter.version();
-            Pick p = claim(want);
-            if (p != null) return p;
+            Target t = target(units);
+            if (!(t instanceof Target.Unknown)) return t;
             long left = deadline - System.nanoTime();
             try {
-                if (left <= 0 || !waiter.awaitChange(seen, Duration.ofNanos(left))) return null;
+                if (left <= 0 || !waiter.awaitChange(seen, Duration.ofNanos(left))) break;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new AllocateRefused("mpshare device plugin was interrupted while waiting for the pod list");
+                return t;
             }
         }
+        fallback.refresh(fallbackBudget);
+        return target(units);
     }
 
-    private Pick claim(long want) {
-        for (Candidate c : ordered()) {
-            while (true) {
-                Claims old = claims.getOrDefault(c.uid(), Claims.NONE);
-                int i = c.firstOpen(want, old);
-                if (i < 0) break;
-                Claims next = old.with(i, c.order().size());
-                boolean won = old == Claims.NONE ? claims.putIfAbsent(c.uid(), next) == null : claims.replace(c.uid(), old, next);
-                if (won) return new Pick(c, i, next);
-            }
-        }
-        return null;
-    }
-
-    private List<Candidate> ordered() {
-        var list = new ArrayList<>(candidates.values());
-        list.sort(Comparator.<Candidate>comparingInt(c -> claims.getOrDefault(c.uid(), Claims.NONE).started() ? 0 : 1)
-                .thenComparing(c -> c.allocation().assumedAt())
-                .thenComparing(Candidate::pod));
-        return list;
-    }
-
-    private String explain(long want) {
-        var sb = new StringBuilder("mpshare: no pod bound to node ").append(node).append(" is waiting for a container of ")
-                .append(want).append(' ').append(unit.symbol()).append(" of ").append(Names.RESOURCE_GPU_MEM).append('.');
-        int shown = 0;
-        for (String reason : problems.values()) {
-            if (shown++ == 5) break;
-            sb.append(' ').append(reason).append('.');
-        }
-        var waiting = new ArrayList<String>();
-        for (Candidate c : ordered()) {
-            Claims cl = claims.getOrDefault(c.uid(), Claims.NONE);
-            var open = new ArrayList<Long>();
-            for (int i = 0; i < c.units().length; i++) if (!cl.has(i)) open.add(c.units()[i]);
-            if (!open.isEmpty() && waiting.size() < 5) waiting.add(c.pod() + " " + open);
-        }
-        if (!waiting.isEmpty()) sb.append(" Pods waiting for other amounts (").append(unit.symbol()).append("): ").append(String.join(", ", waiting)).append('.');
-        sb.append(" A pod that asks ").append(Names.RESOURCE_GPU_MEM)
-                .append(" must be placed by the mpshare scheduler extender (do not preset spec.nodeName).");
-        return sb.toString();
+    /** GetPreferredAllocation chose {@code ids} for this container: an Allocate with exactly these IDs is its. */
+    public void preferred(List<String> ids, Target.Placed t) {
+        if (links.size() > 1024) links.clear();   // kubelet follows each preference with its Allocate; stale ones are few
+        links.put(AnswerLog.key(ids), new Link(t.candidate().uid(), t.index()));
     }
 
     // ---- informer side ------------------------------------------------------------------------------------------
 
-    @Override public void upserted(Pod pod) {
-        String uid = pod.getMetadata().getUid();
-        PodKey key = PodConversion.key(pod);
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-        if ("Succeeded".equals(phase) || "Failed".equals(phase)) { forget(uid, key); return; }
-        switch (PodConversion.decode(pod, hardware, unit)) {
-            case Decoded.Found f -> found(uid, f.allocation());
-            case Decoded.Malformed m -> problem(uid, key, phase, m.reason());
-            case Decoded.None n -> {
-                if (PodConversion.asksGpuMem(pod))
-                    problem(uid, key, phase, "Pod " + key + " asks " + Names.RESOURCE_GPU_MEM + " but carries no " + Names.ANN_ALLOCATION
-                            + ": it was not placed by the mpshare scheduler extender (spec.nodeName preset, or another scheduler)");
-                else forget(uid, key);
-            }
-        }
-    }
+    @Override public void upserted(Pod pod) { waiting.upserted(pod); }
 
-    private void found(String uid, Allocation a) {
-        known.put(a.pod(), a);
-        problems.remove(uid);
-        if (!a.node().equals(node)) {
-            candidates.remove(uid);
-            problems.put(uid, "Pod " + a.pod() + " has an allocation for node " + a.node() + ", not " + node);
-        } else if (a.phase() == Phase.ASSIGNED) {
-            candidates.remove(uid);
-        } else {
-            candidates.put(uid, Candidate.of(a, unit));
-        }
-    }
+    @Override public void deleted(Pod pod) { waiting.deleted(pod); }
 
-    private void problem(String uid, PodKey key, String phase, String reason) {
-        candidates.remove(uid);
-        known.remove(key);
-        if (phase == null || "Pending".equals(phase)) problems.put(uid, reason); else problems.remove(uid);
-    }
-
-    private void forget(String uid, PodKey key) {
-        candidates.remove(uid);
-        problems.remove(uid);
+    private void forgotten(String uid) {
         claims.remove(uid);
         colours.remove(uid);
-        known.remove(key);
+        answered.forget(uid);
     }
-
-    @Override public void deleted(Pod pod) { forget(pod.getMetadata().getUid(), PodConversion.key(pod)); }
 
     // ---- for the reconciler ---------------------------------------------------------------------------------------
 
     /** The pod's allocation as last seen (any phase), or empty. */
-    public Optional<Allocation> allocationOf(PodKey pod) { return Optional.ofNullable(known.get(pod)); }
+    public Optional<Allocation> allocationOf(PodKey pod) { return waiting.known(pod); }
 
     /** Whether this process answered every GPU container of the pod. */
-    public boolean fullyAnswered(String uid) { return claims.getOrDefault(uid, Claims.NONE).complete(); }
+    public boolean fullyAnswered(String uid) { return claimsOf(uid).complete(); }
+
+    /** The colour(s) the pod's containers were given, or the active colour when this process answered none. */
+    public String coloursOf(String uid) { return colours.getOrDefault(uid, colour.get()); }
 
     /**
-     * kubelet already holds devices for every app container of this pod (pod-resources) but this process never
-     * answered it (it did before a restart): it is admitted, so it must never be matched again.
+     * pod-resources says {@code realPod}'s container {@code realContainer} holds the IDs answered as {@code wrong}:
+     * the claim moves there (so the pod first guessed is matched again), and the policer is told.
      */
-    public void admittedElsewhere(Allocation a) {
-        candidates.remove(a.podUid());
-        Candidate c = Candidate.of(a, unit);
-        long all = c.order().size() >= 64 ? -1L : (1L << c.order().size()) - 1;
-        claims.put(a.podUid(), new Claims(all, c.order().size()));
-        known.put(a.pod(), a.withPhase(Phase.ASSIGNED));
+    public void reassign(Answer wrong, Allocation real, String realContainer, List<Integer> gpus) {
+        answered.remove(wrong.uid(), wrong.container(), wrong.allocation());
+        Candidate w = Candidate.placed(wrong.allocation(), unit, 0);
+        int wi = w.indexOf(wrong.container());
+        if (wi >= 0) claims.computeIfPresent(wrong.uid(), (k, cl) -> cl.without(wi));
+        Candidate r = Candidate.placed(real, unit, 0);
+        int ri = r.indexOf(realContainer);
+        if (ri >= 0) claim(r, ri);
+        answered.put(r, realContainer, gpus);
+    }
+
+    /**
+     * kubelet holds devices for these containers of the pod (pod-resources) but this process did not answer them (it
+     * did before a restart, or the claim was lost): they are admitted and must never be matched again.
+     */
+    public void admitted(Allocation a, List<String> containers) {
+        Candidate c = Candidate.placed(a, unit, 0);
+        for (String name : containers) {
+            int i = c.indexOf(name);
+            if (i >= 0) claim(c, i);
+        }
     }
 
     /** Records a correction the reconciler wrote, so the next pass sees it before the watch echoes it. */
-    public void corrected(Allocation a) { known.put(a.pod(), a); }
+    public void corrected(Allocation a) {
+        waiting.know(a);
+        if (a.phase() == io.mpshare.core.ledger.Phase.ASSIGNED) waiting.drop(a.podUid());
+    }
 
-    public int candidateCount() { return candidates.size(); }
+    /** Whether this process answered the container (by name) of the pod. */
+    public boolean answeredContainer(Allocation a, String container) {
+        int i = Candidate.placed(a, unit, 0).indexOf(container);
+        return i >= 0 && claimsOf(a.podUid()).has(i);
+    }
+
+    public Map<String, List<Integer>> answeredGpus(String uid) { return answered.of(uid); }
+
+    public int candidateCount() { return waiting.size(); }
 }

@@ -14,8 +14,8 @@ import java.util.List;
  * The env and mounts a GPU container gets (docs/device-plugin.md lists them):
  * {@code NVIDIA_VISIBLE_DEVICES} (UUIDs, so ordinals inside the container follow the allocation's order),
  * {@code CUDA_MPS_PIPE_DIRECTORY} (the active generation's pipe directory, mounted read-only: FACTS.md shows a
- * client works through a read-only bind), {@code CUDA_MPS_PINNED_DEVICE_MEM_LIMIT} = share + context reserve for each
- * visible ordinal, {@code CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} when a core share was asked, and informational
+ * client works through a read-only bind), {@code CUDA_MPS_PINNED_DEVICE_MEM_LIMIT} = the units kubelet gave on that GPU
+ * + context reserve for each visible ordinal, {@code CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} when a core share was asked, and informational
  * {@code MPSHARE_*} and ACK {@code ALIYUN_COM_GPU_MEM_*} variables.
  */
 public final class AnswerBuilder {
@@ -41,18 +41,25 @@ public final class AnswerBuilder {
 
     public Path pipeDir(String colour) { return runDir.resolve(colour).resolve("pipe"); }
 
-    public ContainerAllocateResponse build(Allocation a, ContainerShare c, String colour) {
+    /**
+     * The answer for a container whose devices kubelet chose as {@code ids}: GPUs and caps come from the IDs (units on
+     * each GPU + the pod's context reserve), so a container never gets more than kubelet counted for it; the pod
+     * {@code a} and its container {@code c} give only the reserve, the core share and the names.
+     */
+    public ContainerAllocateResponse build(Allocation a, ContainerShare c, IdShape ids, String colour) {
         var r = ContainerAllocateResponse.newBuilder();
-        List<Integer> idx = a.gpuIndices();
-        long cap = c.memMibPerGpu() + a.demand().reserveMib();
+        long reserve = a.demand().reserveMib();
         StringBuilder limit = new StringBuilder();
-        for (int ordinal = 0; ordinal < idx.size(); ordinal++) {
+        var perGpu = new java.util.ArrayList<Long>();
+        for (int ordinal = 0; ordinal < ids.gpuIndices().size(); ordinal++) {
+            long mib = unit.toMib(ids.units().get(ordinal));
+            perGpu.add(mib);
             if (ordinal > 0) limit.append(',');
-            limit.append(ordinal).append('=').append(cap).append('M');
+            limit.append(ordinal).append('=').append(mib + reserve).append('M');
         }
         String pipe = pipeDir(colour).toString();
-        String indices = join(idx);
-        r.putEnvs(Names.ENV_VISIBLE_DEVICES, String.join(",", a.gpuUuids()));
+        String indices = join(ids.gpuIndices());
+        r.putEnvs(Names.ENV_VISIBLE_DEVICES, String.join(",", ids.gpuUuids()));
         r.putEnvs(Names.ENV_MPS_PIPE, pipe);
         r.putEnvs(Names.ENV_MPS_MEM_LIMIT, limit.toString());
         if (c.corePerGpu() > 0) r.putEnvs(Names.ENV_MPS_THREADS, Integer.toString(c.corePerGpu()));
@@ -60,14 +67,20 @@ public final class AnswerBuilder {
         r.putEnvs(ENV_POD_UID, a.podUid());
         r.putEnvs(ENV_CONTAINER, c.name());
         r.putEnvs(ENV_GPU_INDEX, indices);
-        r.putEnvs(ENV_MEM_MIB, Long.toString(c.memMibPerGpu()));
-        r.putEnvs(ENV_RESERVE_MIB, Long.toString(a.demand().reserveMib()));
+        r.putEnvs(ENV_MEM_MIB, perGpu.stream().distinct().count() == 1 ? Long.toString(perGpu.getFirst()) : joinLongs(perGpu));
+        r.putEnvs(ENV_RESERVE_MIB, Long.toString(reserve));
         r.putEnvs(ENV_GENERATION, colour);
         r.putEnvs(Names.ACK_GPU_MEM_IDX, indices);
         r.putEnvs(Names.ACK_GPU_MEM_POD, Long.toString(unit.fromMib(a.demand().requestedMib())));
         r.addMounts(Mount.newBuilder().setHostPath(pipe).setContainerPath(pipe).setReadOnly(true));
         if (mountDevShm) r.addMounts(Mount.newBuilder().setHostPath(DEV_SHM).setContainerPath(DEV_SHM).setReadOnly(false));
         return r.build();
+    }
+
+    private static String joinLongs(List<Long> xs) {
+        StringBuilder sb = new StringBuilder();
+        for (long x : xs) { if (!sb.isEmpty()) sb.append(','); sb.append(x); }
+        return sb.toString();
     }
 
     private static String join(List<Integer> xs) {

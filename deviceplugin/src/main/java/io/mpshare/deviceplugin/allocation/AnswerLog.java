@@ -36,6 +36,13 @@ public final class AnswerLog {
         return n - byDevices.size();
     }
 
+    /** How many answers given after {@code since} no container holds yet (pod-resources has not caught up). */
+    public int unheld(Set<String> heldKeys, Instant since) {
+        int n = 0;
+        for (var e : byDevices.entrySet()) if (!heldKeys.contains(e.getKey()) && e.getValue().at().isAfter(since)) n++;
+        return n;
+    }
+
     public int size() { return byDevices.size(); }
 
     public List<Answer> all() { return List.copyOf(byDevices.values()); }

@@ -2,7 +2,6 @@ package io.mpshare.deviceplugin.allocation;
 
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
-import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateRequest;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateResponse;
@@ -16,7 +15,7 @@ import io.mpshare.deviceplugin.devices.DeviceCatalog;
 import io.mpshare.deviceplugin.devices.HealthState;
 import io.mpshare.deviceplugin.kubelet.ResourceHandler;
 
-import java.util.Optional;
+import java.util.List;
 import java.util.function.Supplier;
 
 /** {@code aliyun.com/gpu-mem}: device list from inventory and health; Allocate through the {@link AllocationManager}. */
@@ -46,19 +45,33 @@ public final class MemoryHandler implements ResourceHandler {
         return cached;
     }
 
-    /** Prefers IDs of the GPUs the pod that Allocate will match was placed on, so pod-resources shows the real GPU. */
-    @Override public PreferredAllocationResponse preferred(PreferredAllocationRequest request) {
+    /**
+     * Prefers IDs of the GPU(s) the pod kubelet is admitting was booked on, with the booking's units on each, so that
+     * kubelet records (checkpoint, pod-resources) the booked GPU. kubelet calls this ~25 ms after the bind, often before
+     * the informer has the pod: then a bounded wait and a direct read ({@link AllocationManager#awaitTarget}).
+     */
+    @Override public PreferredAllocationResponse preferred(PreferredAllocationRequest request) { return preferred(request, true); }
+
+    @Override public PreferredAllocationResponse tryPreferred(PreferredAllocationRequest request) { return preferred(request, false); }
+
+    private PreferredAllocationResponse preferred(PreferredAllocationRequest request, boolean mayWait) {
         var out = PreferredAllocationResponse.newBuilder();
         for (ContainerPreferredAllocationRequest r : request.getContainerRequestsList()) {
-            Optional<Allocation> next = manager.peek(r.getAllocationSize());
-            out.addContainerResponses(ContainerPreferredAllocationResponse.newBuilder()
-                    .addAllDeviceIDs(Preference.pick(r, next.map(Allocation::gpuUuids).orElse(java.util.List.of()))));
+            AllocationManager.Target t = manager.target(r.getAllocationSize());
+            if (t instanceof AllocationManager.Target.Unknown) {
+                if (!mayWait) return null;
+                t = manager.awaitTarget(r.getAllocationSize());
+            }
+            List<String> gpus = t instanceof AllocationManager.Target.Placed p ? p.candidate().allocation().gpuUuids() : List.of();
+            List<String> ids = Preference.pick(r, gpus);
+            if (t instanceof AllocationManager.Target.Placed p) manager.preferred(ids, p);
+            out.addContainerResponses(ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(ids));
         }
         return out.build();
     }
 
-    /** kubelet sends one container a call: answer it on the spot when a pod is already waiting for it. */
-    @Override public AllocateResponse tryAllocate(AllocateRequest request) {
+    /** kubelet sends one container a call: answer or refuse it on the spot when that is already known. */
+    @Override public AllocateResponse tryAllocate(AllocateRequest request) throws AllocateRefused {
         if (request.getContainerRequestsCount() != 1) return null;
         return manager.tryAllocate(request.getContainerRequests(0).getDevicesIdsList())
                 .map(r -> AllocateResponse.newBuilder().addContainerResponses(r).build()).orElse(null);

@@ -20,7 +20,10 @@ import java.util.logging.Logger;
 /**
  * Publishes the node's GPUs (NVML: index, UUID, model, MiB; health from the monitor) on the Node as
  * {@link Names#ANN_NODE_GPUS} ({@link InventoryCodec}) with {@link Names#ANN_NODE_GPUS_TIME}. Writes when the text
- * changes and, as a heartbeat, when the last write is older than {@code refresh}. One JSON merge patch each time.
+ * changes and, as a heartbeat, when the last write is older than {@code refresh}. One JSON merge patch each time, which
+ * also sets the label {@link Names#NODE_LABEL_HEALTHY_GPUS} to the count of healthy GPUs: kube-scheduler v1.31 requeues
+ * unschedulable pods on a Node label change (NodeAffinity registers for it) but drops annotation-only updates, so a
+ * pod refused while the devices were unhealthy is retried as soon as they recover (docs/decisions/recovery-requeue.md).
  */
 public final class InventoryPublisher {
     private static final Logger LOG = Logger.getLogger(InventoryPublisher.class.getName());
@@ -60,13 +63,18 @@ public final class InventoryPublisher {
         return new NodeInventory(hw.node(), gpus);
     }
 
+    private long healthyCount(HealthState health) {
+        return hardware.gpus().stream().filter(g -> g.healthy() && health.gpuHealthy(g.index())).count();
+    }
+
     /** Patches the Node if the inventory text changed or the heartbeat is due; returns whether it wrote. */
     public synchronized boolean publish(HealthState health) {
         String text = InventoryCodec.encode(withHealth(hardware, health));
         Instant now = clock.instant();
         if (text.equals(lastText) && now.isBefore(lastAt.plus(refresh))) return false;
         Map<String, String> ann = Map.of(Names.ANN_NODE_GPUS, text, Names.ANN_NODE_GPUS_TIME, now.toString());
-        String json = client.getKubernetesSerialization().asJson(Map.of("metadata", Map.of("annotations", ann)));
+        Map<String, String> labels = Map.of(Names.NODE_LABEL_HEALTHY_GPUS, Long.toString(healthyCount(health)));
+        String json = client.getKubernetesSerialization().asJson(Map.of("metadata", Map.of("annotations", ann, "labels", labels)));
         client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), json);
         if (!text.equals(lastText)) LOG.info("published GPU inventory of node " + node + ": " + text);
         lastText = text;

@@ -35,6 +35,8 @@ public final class NodePodCache implements AutoCloseable {
     private final Condition changed = lock.newCondition();
     private volatile long version;
     private SharedIndexInformer<Pod> informer;
+    private final Object readLock = new Object();
+    private volatile long lastRead = System.nanoTime() - Long.MAX_VALUE / 2;
 
     public NodePodCache(KubernetesClient client, String node) { this(client, node, true); }
 
@@ -95,6 +97,44 @@ public final class NodePodCache implements AutoCloseable {
             return true;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Lists this node's pods from the API server directly (the informer may be a moment behind kubelet) and hands each
+     * to the listeners, as an informer event would; waits at most {@code timeout}. Concurrent callers share one read.
+     * Returns how many pods were read, or -1 when the read failed or took too long.
+     */
+    public int readThrough(Duration timeout) {
+        long asked = System.nanoTime();
+        synchronized (readLock) {
+            if (lastRead - asked > 0) return 0;   // a read that started after we asked has just finished
+            var f = new java.util.concurrent.CompletableFuture<List<Pod>>();
+            Thread.ofVirtual().name("mpshare-pod-read").start(() -> {
+                try {
+                    var all = client.pods().inAnyNamespace();
+                    f.complete((serverSideFilter ? all.withField("spec.nodeName", node) : all).list().getItems());
+                } catch (RuntimeException e) {
+                    f.completeExceptionally(e);
+                }
+            });
+            long started = System.nanoTime();
+            try {
+                List<Pod> read = f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+                for (Pod p : read) fire(p, false);
+                return read.size();
+            } catch (java.util.concurrent.TimeoutException e) {
+                LOG.warning("reading the pods of node " + node + " directly took over " + timeout + "; going on without");
+                return -1;
+            } catch (java.util.concurrent.ExecutionException e) {
+                LOG.warning("reading the pods of node " + node + " directly failed: " + e.getCause().getMessage());
+                return -1;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return -1;
+            } finally {
+                lastRead = started;
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package io.mpshare.deviceplugin.devices;
 
 import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.Names;
 import io.mpshare.core.model.Gpu;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.deviceplugin.api.v1beta1.Device;
@@ -48,7 +49,7 @@ public final class DeviceCatalog {
         if (size > budgetBytes)
             throw new IllegalStateException(resource + " in " + unit.symbol() + " units lists " + list.getDevicesCount()
                     + " devices, a " + size + "-byte ListAndWatch message; kubelet reads at most 4 MiB and mpshare keeps it under "
-                    + budgetBytes + " bytes. Use GiB units (--memory-unit GiB) on this node.");
+                    + budgetBytes + " bytes. Use GiB units (" + Names.FLAG_GPU_MEM_UNIT + " GiB) on this node.");
     }
 
     /** Device IDs of one GPU, for preferred allocations. */

@@ -3,6 +3,7 @@ package io.mpshare.deviceplugin.kubelet;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.mpshare.core.Names;
 import io.mpshare.deviceplugin.api.v1beta1.RegisterRequest;
 import io.mpshare.deviceplugin.api.v1beta1.RegistrationGrpc;
 
@@ -11,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -35,15 +38,25 @@ public final class PluginEndpoint implements AutoCloseable {
     private final Path socket;
     private final Path kubeletSocket;
     private final EventLoopGroup group;
+    /** How often a missing kubelet socket is logged again. */
+    public static final Duration MISSING_WARN_EVERY = Duration.ofSeconds(30);
+
+    private final InstantSource clock;
     private Server server;
     private Object registeredWith;
     private int registrations;
+    private Instant missingWarned;
 
     public PluginEndpoint(ResourceServer service, Path pluginDir, String socketName, Path kubeletSocket, EventLoopGroup group) {
+        this(service, pluginDir, socketName, kubeletSocket, group, InstantSource.system());
+    }
+
+    public PluginEndpoint(ResourceServer service, Path pluginDir, String socketName, Path kubeletSocket, EventLoopGroup group, InstantSource clock) {
         this.service = service;
         this.socket = pluginDir.resolve(socketName);
         this.kubeletSocket = kubeletSocket;
         this.group = group;
+        this.clock = clock;
     }
 
     public Path socket() { return socket; }
@@ -59,7 +72,11 @@ public final class PluginEndpoint implements AutoCloseable {
         }
         if (server == null) return false;
         Object key = fileKey(kubeletSocket);
-        if (key == null) return false;
+        if (key == null) {
+            warnMissing();
+            return false;
+        }
+        missingWarned = null;
         if (!Objects.equals(key, registeredWith) && register()) registeredWith = key;
         return registeredWith != null;
     }
@@ -81,6 +98,17 @@ public final class PluginEndpoint implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.WARNING, "cannot serve on " + socket + ": " + e.getMessage(), e);
         }
+    }
+
+    /** At once, then every {@link #MISSING_WARN_EVERY} while kubelet's socket is absent. */
+    private void warnMissing() {
+        Instant now = clock.instant();
+        if (missingWarned != null && now.isBefore(missingWarned.plus(MISSING_WARN_EVERY))) return;
+        missingWarned = now;
+        LOG.warning(service.handler().resourceName() + ": cannot register with kubelet: " + kubeletSocket + " does not exist."
+                + " Is kubelet running on this node, and is this the socket it serves? kubelet v1.31 always serves "
+                + Names.KUBELET_SOCKET + " (whatever its --root-dir): mount that folder (the chart's hostPath) or pass --kubelet-socket."
+                + " Retrying every check; kubelet knows no " + service.handler().resourceName() + " until then");
     }
 
     private boolean register() {

@@ -11,10 +11,16 @@ import io.mpshare.core.model.PodKey;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** Reads the kubelet pod-resources API: which device IDs of one resource each container holds. */
+/**
+ * Reads the kubelet pod-resources API: which device IDs of one resource each container holds. A real kubelet (v1.31)
+ * answers one {@code ContainerDevices} entry <b>per device ID</b> (7 entries for a 7-unit container); emulators give
+ * one entry with all IDs. Entries are therefore grouped per pod, container and resource before anyone reads them.
+ */
 public final class PodResourcesClient implements AutoCloseable {
     private final ManagedChannel channel;
 
@@ -26,14 +32,22 @@ public final class PodResourcesClient implements AutoCloseable {
     public List<Holding> list(String resource) {
         var resp = PodResourcesListerGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
                 .list(ListPodResourcesRequest.getDefaultInstance());
+        return holdings(resp.getPodResourcesList(), resource);
+    }
+
+    /** One {@link Holding} per pod and container that holds IDs of {@code resource}, every entry's IDs merged, first-seen order. */
+    public static List<Holding> holdings(List<PodResources> pods, String resource) {
         var out = new ArrayList<Holding>();
-        for (PodResources p : resp.getPodResourcesList()) {
+        for (PodResources p : pods) {
+            var byContainer = new LinkedHashMap<String, LinkedHashSet<String>>();
             for (ContainerResources c : p.getContainersList()) {
                 for (ContainerDevices d : c.getDevicesList()) {
                     if (d.getResourceName().equals(resource) && d.getDeviceIdsCount() > 0)
-                        out.add(new Holding(PodKey.of(p.getNamespace(), p.getName()), c.getName(), List.copyOf(d.getDeviceIdsList())));
+                        byContainer.computeIfAbsent(c.getName(), k -> new LinkedHashSet<>()).addAll(d.getDeviceIdsList());
                 }
             }
+            PodKey key = PodKey.of(p.getNamespace(), p.getName());
+            byContainer.forEach((c, ids) -> out.add(new Holding(key, c, List.copyOf(ids))));
         }
         return out;
     }

@@ -99,19 +99,40 @@ public final class ResourceServer extends DevicePluginGrpc.DevicePluginImplBase 
     }
 
     @Override public void getPreferredAllocation(PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> out) {
+        PreferredAllocationResponse fast;
         try {
-            out.onNext(handler.preferred(request));
-            out.onCompleted();
+            fast = handler.tryPreferred(request);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, handler.resourceName() + ": GetPreferredAllocation failed", e);
-            out.onError(Status.INTERNAL.withDescription(e.toString()).asRuntimeException());
+            preferredFailed(out, e);
+            return;
         }
+        if (fast != null) {
+            out.onNext(fast);
+            out.onCompleted();
+            return;
+        }
+        slow.execute(() -> {
+            try {
+                out.onNext(handler.preferred(request));
+                out.onCompleted();
+            } catch (RuntimeException e) {
+                preferredFailed(out, e);
+            }
+        });
+    }
+
+    private void preferredFailed(StreamObserver<PreferredAllocationResponse> out, RuntimeException e) {
+        LOG.log(Level.WARNING, handler.resourceName() + ": GetPreferredAllocation failed", e);
+        out.onError(Status.INTERNAL.withDescription(e.toString()).asRuntimeException());
     }
 
     @Override public void allocate(AllocateRequest request, StreamObserver<AllocateResponse> out) {
         AllocateResponse fast;
         try {
             fast = handler.tryAllocate(request);
+        } catch (ResourceHandler.AllocateRefused e) {
+            refused(out, e);
+            return;
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, handler.resourceName() + ": Allocate failed", e);
             out.onError(Status.INTERNAL.withDescription("mpshare device plugin: " + e).asRuntimeException());
@@ -125,13 +146,17 @@ public final class ResourceServer extends DevicePluginGrpc.DevicePluginImplBase 
         slow.execute(() -> allocateSlow(request, out));
     }
 
+    private void refused(StreamObserver<AllocateResponse> out, ResourceHandler.AllocateRefused e) {
+        LOG.warning(handler.resourceName() + ": Allocate refused: " + e.getMessage());
+        out.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
+    }
+
     private void allocateSlow(AllocateRequest request, StreamObserver<AllocateResponse> out) {
         try {
             out.onNext(handler.allocate(request));
             out.onCompleted();
         } catch (ResourceHandler.AllocateRefused e) {
-            LOG.warning(handler.resourceName() + ": Allocate refused: " + e.getMessage());
-            out.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
+            refused(out, e);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, handler.resourceName() + ": Allocate failed", e);
             out.onError(Status.INTERNAL.withDescription("mpshare device plugin: " + e).asRuntimeException());

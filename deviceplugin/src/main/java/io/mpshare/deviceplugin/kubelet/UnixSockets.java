@@ -5,6 +5,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.grpc.netty.shaded.io.netty.channel.epoll.EpollEventLoopGroup;
@@ -32,15 +33,21 @@ public final class UnixSockets {
                 .channelType(EpollServerDomainSocketChannel.class)
                 .bossEventLoopGroup(group)
                 .workerEventLoopGroup(group)
+                .withChildOption(ChannelOption.SO_KEEPALIVE, null)   // as in dial(): a unix socket has no SO_KEEPALIVE
                 .permitKeepAliveWithoutCalls(true);
         if (direct) b.directExecutor();
         for (BindableService s : services) b.addService(s);
         return b.build().start();
     }
 
+    /**
+     * A channel to a unix socket. grpc-netty sets {@code SO_KEEPALIVE} on every client channel, which a unix socket
+     * does not have: netty then logs a WARNING per connection. A null value removes the option from the bootstrap.
+     */
     public static ManagedChannel dial(Path socket, EventLoopGroup group) {
         return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
                 .channelType(EpollDomainSocketChannel.class)
+                .withOption(ChannelOption.SO_KEEPALIVE, null)
                 .eventLoopGroup(group)
                 .usePlaintext()
                 .maxInboundMessageSize(16 << 20)

@@ -107,6 +107,9 @@ public final class NodePolicer implements AutoCloseable {
     /** Add to the pod cache before it starts. */
     public PodListener listener() { return listener; }
 
+    /** Where Allocate reports what it answered, while that differs from the pod's annotation. */
+    public io.mpshare.deviceplugin.allocation.AllocationManager.AnswerSink answerSink() { return listener; }
+
     /** The device plugin's health, for the per-GPU health metric. */
     public void health(HealthState h) {
         for (int i = 0; i < gpuCount; i++) view.healthy(i, h.gpuHealthy(i));

@@ -30,6 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class AllocationManagerTest {
+    /** The context reserve the test pods were booked with, which each cap adds (its value is calibrated elsewhere). */
+    long R;
     static final NodeInventory INV = new NodeInventory("n1", List.of(
             new Gpu(0, "GPU-aaaa", "NVIDIA H200", 143_771, true),
             new Gpu(1, "GPU-bbbb", "NVIDIA H200", 143_771, true)));
@@ -45,20 +47,35 @@ class AllocationManagerTest {
                 writes, new AnswerLog(), InstantSource.fixed(T0), AllocationManager.ChangeWaiter.NONE, Duration.ZERO);
     }
 
-    List<String> devices(int n) {
+    List<String> devices(int n) { return devices("GPU-aaaa", n); }
+
+    List<String> devices(String gpu, int n) {
         var out = new ArrayList<String>();
-        for (int i = 0; i < n; i++) out.add(DeviceIds.id("GPU-aaaa", ids.getAndIncrement()));
+        for (int i = 0; i < n; i++) out.add(DeviceIds.id(gpu, ids.getAndIncrement()));
         return out;
     }
 
-    Pod add(Pod p) { manager.upserted(p); return p; }
+    /** As kubelet does: GetPreferredAllocation's choice (steered to the booked GPU), then Allocate with those IDs. */
+    ContainerAllocateResponse admit(int units) throws Exception {
+        var t = manager.target(units);
+        String gpu = t instanceof AllocationManager.Target.Placed p ? p.candidate().allocation().gpuUuids().getFirst() : "GPU-aaaa";
+        var d = devices(gpu, units);
+        if (t instanceof AllocationManager.Target.Placed p) manager.preferred(d, p);
+        return manager.allocate(d);
+    }
+
+    Pod add(Pod p) {
+        manager.upserted(p);
+        manager.allocationOf(PodConversion.key(p)).ifPresent(a -> R = a.demand().reserveMib());
+        return p;
+    }
 
     @Test void allocate_seedSample_sevenGiBPlusReserveOnItsGpu() throws Exception {
         add(TestPods.pod("mps-sample").mem("main", 7).hostIPC().on("n1").placed(INV, 1).build());
-        ContainerAllocateResponse r = manager.allocate(devices(7));
+        ContainerAllocateResponse r = admit(7);
         assertThat(r.getEnvsMap())
                 .containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-bbbb")
-                .containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=7680M")
+                .containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=" + (7168 + R) + "M")
                 .containsEntry(Names.ENV_MPS_PIPE, "/run/mpshare/blue/pipe")
                 .containsEntry(AnswerBuilder.ENV_POD, "default/mps-sample")
                 .containsEntry(AnswerBuilder.ENV_CONTAINER, "main")
@@ -67,14 +84,19 @@ class AllocationManagerTest {
                 .doesNotContainKey(Names.ENV_MPS_THREADS);
         assertThat(r.getMountsList()).containsExactly(Mount.newBuilder().setHostPath("/run/mpshare/blue/pipe")
                 .setContainerPath("/run/mpshare/blue/pipe").setReadOnly(true).build());
-        assertThat(writes.assigned()).containsExactly(PodKey.of("default", "mps-sample"));
+        assertThat(manager.fullyAnswered(p("mps-sample"))).isTrue();
+        assertThat(writes.assigned()).as("assigned is written by the reconciler once pod-resources shows the IDs").isEmpty();
     }
+
+    String p(String name) { return manager.allocationOf(PodKey.of("default", name)).orElseThrow().podUid(); }
 
     @Test void allocate_twoGpus_capForEachVisibleOrdinal() throws Exception {
         add(TestPods.pod("wide").mem("main", 14).gpuCount(2).on("n1").placed(INV, 0, 1).build());
-        var r = manager.allocate(devices(14));
+        var d = devices("GPU-aaaa", 7);
+        d.addAll(devices("GPU-bbbb", 7));
+        var r = manager.allocate(d);
         assertThat(r.getEnvsMap()).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-aaaa,GPU-bbbb")
-                .containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=7680M,1=7680M")
+                .containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=" + (7168 + R) + "M,1=" + (7168 + R) + "M")
                 .containsEntry(AnswerBuilder.ENV_GPU_INDEX, "0,1");
     }
 
@@ -95,11 +117,12 @@ class AllocationManagerTest {
         assertThat(m.allocate(devices(2)).getMountsList()).extracting(Mount::getContainerPath).contains("/dev/shm");
     }
 
-    @Test void allocate_sameUnits_oldestAssumeTimeFirst() throws Exception {
-        add(TestPods.pod("young").mem("main", 3).on("n1").placed(INV, 0).assumedAt(T0.plusSeconds(5)).build());
-        add(TestPods.pod("old").mem("main", 3).on("n1").placed(INV, 1).assumedAt(T0).build());
-        assertThat(manager.allocate(devices(3)).getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/old");
-        assertThat(manager.allocate(devices(3)).getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/young");
+    @Test void allocate_sameUnits_earliestArrivalFirst() throws Exception {
+        // kubelet admits pods in the order its watch delivers them, which is the order ours does (not the assume time)
+        add(TestPods.pod("first").mem("main", 3).on("n1").placed(INV, 0).assumedAt(T0.plusSeconds(5)).build());
+        add(TestPods.pod("second").mem("main", 3).on("n1").placed(INV, 1).assumedAt(T0).build());
+        assertThat(admit(3).getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/first").containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-aaaa");
+        assertThat(admit(3).getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/second").containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-bbbb");
     }
 
     @Test void allocate_unitsDiffer_matchesBySize() throws Exception {
@@ -111,16 +134,9 @@ class AllocationManagerTest {
     @Test void allocate_initThenApp_assignedOnlyAfterLastContainer() throws Exception {
         add(TestPods.pod("p").initMem("setup", 3).mem("main", 7).on("n1").placed(INV, 0).build());
         assertThat(manager.allocate(devices(3)).getEnvsMap()).containsEntry(AnswerBuilder.ENV_CONTAINER, "setup");
-        assertThat(writes.assigned()).isEmpty();
+        assertThat(manager.fullyAnswered(p("p"))).isFalse();
         assertThat(manager.allocate(devices(7)).getEnvsMap()).containsEntry(AnswerBuilder.ENV_CONTAINER, "main");
-        assertThat(writes.assigned()).containsExactly(PodKey.of("default", "p"));
-    }
-
-    @Test void allocate_recordsTheColourGiven_withAssigned() throws Exception {
-        colour = "green";
-        add(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
-        manager.allocate(devices(7));
-        assertThat(writes.writes).anySatisfy(w -> assertThat(w.annotations()).containsEntry(Names.ANN_MPS_COLOUR, "green"));
+        assertThat(manager.fullyAnswered(p("p"))).isTrue();
     }
 
     @Test void allocate_colourSwitchBetweenContainers_recordsBoth() throws Exception {
@@ -128,7 +144,7 @@ class AllocationManagerTest {
         manager.allocate(devices(3));
         colour = "green";
         manager.allocate(devices(7));
-        assertThat(writes.writes).anySatisfy(w -> assertThat(w.annotations()).containsEntry(Names.ANN_MPS_COLOUR, "blue,green"));
+        assertThat(manager.coloursOf(p("p"))).isEqualTo("blue,green");
     }
 
     @Test void allocate_podPartlyAnswered_goesBeforeOlderPod() throws Exception {
@@ -142,15 +158,15 @@ class AllocationManagerTest {
     @Test void allocate_noPodOfThatSize_refusedNamingWhatWaits() {
         add(TestPods.pod("p").mem("main", 3).on("n1").placed(INV, 0).build());
         assertThatThrownBy(() -> manager.allocate(devices(5))).isInstanceOf(AllocateRefused.class)
-                .hasMessageContaining("no pod bound to node n1 is waiting for a container of 5 GiB")
+                .hasMessageContaining("no pod bound to node n1 waits for a container of 5 GiB")
                 .hasMessageContaining("default/p [3]");
     }
 
     @Test void allocate_podWithoutAllocation_refusedAsNotPlacedByExtender() {
         add(TestPods.pod("preset").mem("main", 7).on("n1").build());
         assertThatThrownBy(() -> manager.allocate(devices(7))).isInstanceOf(AllocateRefused.class)
-                .hasMessageContaining("Pod default/preset asks aliyun.com/gpu-mem but carries no mpshare.io/allocation")
-                .hasMessageContaining("not placed by the mpshare scheduler extender");
+                .hasMessageContaining("pod default/preset asks aliyun.com/gpu-mem but carries no mpshare.io/allocation")
+                .hasMessageContaining("must be placed by the mpshare scheduler extender");
     }
 
     @Test void allocate_malformedAllocation_refusedWithTheReason() {
@@ -183,6 +199,102 @@ class AllocationManagerTest {
         assertThatThrownBy(() -> manager.allocate(devices(7))).isInstanceOf(AllocateRefused.class);
     }
 
+    @Test void allocate_thiefArrivesFirst_refusedAtOnceAndNeighbourKeepsItsGpu() throws Exception {
+        add(TestPods.pod("thief").mem("main", 7).on("n1").build());                       // preset nodeName, no annotation
+        add(TestPods.pod("victim").mem("main", 7).on("n1").placed(INV, 1).build());
+        // kubelet admits the thief first (it arrived first): no preference for it, and its Allocate is refused at once
+        assertThat(manager.target(7)).isInstanceOf(AllocationManager.Target.Unplaced.class);
+        assertThatThrownBy(() -> manager.tryAllocate(devices("GPU-bbbb", 7))).isInstanceOf(AllocateRefused.class)
+                .hasMessageContaining("default/thief");
+        var r = admit(7);
+        assertThat(r.getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/victim").containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-bbbb");
+    }
+
+    @Test void allocate_thiefAfterNeighbour_neighbourAnsweredThiefRefused() throws Exception {
+        add(TestPods.pod("victim").mem("main", 7).on("n1").placed(INV, 1).build());
+        add(TestPods.pod("thief").mem("main", 7).on("n1").build());
+        assertThat(admit(7).getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/victim");
+        assertThatThrownBy(() -> admit(7)).isInstanceOf(AllocateRefused.class).hasMessageContaining("default/thief");
+    }
+
+    @Test void allocate_idsOnAnotherGpu_answerFollowsTheIdsAndPolicerIsTold() throws Exception {
+        var told = new ArrayList<io.mpshare.core.ledger.Allocation>();
+        manager.answerSink(new AllocationManager.AnswerSink() {
+            @Override public void answered(io.mpshare.core.ledger.Allocation a) { told.add(a); }
+
+            @Override public void cleared(String uid) { }
+        });
+        add(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
+        var r = manager.allocate(devices("GPU-bbbb", 7));
+        assertThat(r.getEnvsMap()).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-bbbb").containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=" + (7168 + R) + "M")
+                .containsEntry(Names.ACK_GPU_MEM_IDX, "1");
+        assertThat(told).singleElement().satisfies(a -> assertThat(a.gpuIndices()).containsExactly(1));
+    }
+
+    @Test void allocate_mixedAnswersAcrossContainers_eachContainerGetsItsOwnIds() throws Exception {
+        add(TestPods.pod("two").mem("a", 4).mem("b", 4).on("n1").placed(INV, 0).build());
+        assertThat(manager.allocate(devices("GPU-aaaa", 4)).getEnvsMap()).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-aaaa")
+                .containsEntry(AnswerBuilder.ENV_CONTAINER, "a");
+        assertThat(manager.allocate(devices("GPU-bbbb", 4)).getEnvsMap()).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-bbbb")
+                .containsEntry(AnswerBuilder.ENV_CONTAINER, "b");
+        assertThat(manager.answeredGpus(p("two"))).containsEntry("a", List.of(0)).containsEntry("b", List.of(1));
+    }
+
+    @Test void allocate_idsSplitUnevenly_capPerGpuFromTheIds() throws Exception {
+        add(TestPods.pod("wide").mem("main", 14).gpuCount(2).on("n1").placed(INV, 0, 1).build());
+        var d = devices("GPU-aaaa", 10);
+        d.addAll(devices("GPU-bbbb", 4));
+        assertThat(manager.allocate(d).getEnvsMap()).containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=" + (10240 + R) + "M,1=" + (4096 + R) + "M");
+    }
+
+    @Test void allocate_preferredIdsLinkToTheirPod_evenWhenAnotherArrivedEarlier() throws Exception {
+        add(TestPods.pod("a").mem("main", 3).on("n1").placed(INV, 0).build());
+        add(TestPods.pod("b").mem("main", 3).on("n1").placed(INV, 1).build());
+        var tb = new AllocationManager.Target.Placed(manager.allocationOf(PodKey.of("default", "b"))
+                .map(x -> io.mpshare.deviceplugin.allocation.Candidate.placed(x, MemoryUnit.GIB, 2)).orElseThrow(), 0);
+        var d = devices("GPU-bbbb", 3);
+        manager.preferred(d, tb);
+        assertThat(manager.allocate(d).getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/b");
+    }
+
+    @Test void allocate_podNotInInformerYet_directReadThenAnswered() throws Exception {
+        manager.fallback(budget -> add(TestPods.pod("late").mem("main", 2).on("n1").placed(INV, 0).build()));
+        assertThat(manager.tryAllocate(devices(2))).isEmpty();
+        assertThat(manager.allocate(devices(2)).getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/late");
+    }
+
+    @Test void allocate_thiefNotInInformerYet_directReadThenRefused() {
+        manager.fallback(budget -> add(TestPods.pod("thief").mem("main", 2).on("n1").build()));
+        assertThatThrownBy(() -> manager.allocate(devices(2))).isInstanceOf(AllocateRefused.class).hasMessageContaining("default/thief");
+    }
+
+    @Test void allocate_idsOfNoGpuHere_refused() {
+        add(TestPods.pod("p").mem("main", 2).on("n1").placed(INV, 0).build());
+        assertThatThrownBy(() -> manager.allocate(List.of("GPU-zzzz-_-0", "GPU-zzzz-_-1"))).isInstanceOf(AllocateRefused.class)
+                .hasMessageContaining("names no GPU of this node");
+    }
+
+    @Test void refusal_readsWellAfterKubeletAppendsItsWords() {
+        add(TestPods.pod("preset").mem("main", 7).on("n1").build());
+        add(TestPods.pod("p").mem("main", 3).on("n1").placed(INV, 0).build());
+        for (int units : new int[]{7, 5}) {
+            try {
+                manager.allocate(devices(units));
+                throw new AssertionError("not refused");
+            } catch (AllocateRefused e) {
+                String kubelet = "Allocate failed due to rpc error: code = FailedPrecondition desc = " + e.getMessage() + ", which is unexpected";
+                assertThat(kubelet).doesNotContain(")., which").doesNotContain("., which").doesNotContain("\n");
+            }
+        }
+    }
+
+    @Test void awaitTarget_informerBehind_readsDirectly() {
+        manager.fallback(budget -> add(TestPods.pod("late").mem("main", 2).on("n1").placed(INV, 1).build()));
+        assertThat(manager.target(2)).isInstanceOf(AllocationManager.Target.Unknown.class);
+        assertThat(manager.awaitTarget(2)).isInstanceOfSatisfying(AllocationManager.Target.Placed.class,
+                t -> assertThat(t.candidate().allocation().gpuIndices()).containsExactly(1));
+    }
+
     @Test void allocate_concurrentCalls_eachContainerAnsweredOnce() throws Exception {
         for (int i = 0; i < 110; i++) add(TestPods.pod("p" + i).mem("main", 1).on("n1").placed(INV, i % 2).assumedAt(T0.plusSeconds(i)).build());
         var pool = Executors.newFixedThreadPool(8);
@@ -195,20 +307,22 @@ class AllocationManagerTest {
         for (var f : futures) assertThat(pods.add(f.get())).isTrue();
         pool.shutdown();
         assertThat(pods).hasSize(110);
-        assertThat(writes.assigned()).hasSize(110);
     }
 
     @Test void tryAllocate_noMatch_emptyAndNothingClaimed() throws Exception {
         add(TestPods.pod("p").mem("main", 3).on("n1").placed(INV, 0).build());
         assertThat(manager.tryAllocate(devices(5))).isEmpty();
+        assertThat(manager.fullyAnswered(p("p"))).isFalse();
         assertThat(manager.tryAllocate(devices(3))).get().extracting(r -> r.getEnvsMap().get(AnswerBuilder.ENV_POD)).isEqualTo("default/p");
         assertThat(manager.tryAllocate(devices(3))).isEmpty();
     }
 
-    @Test void peek_doesNotClaim() throws Exception {
+    @Test void target_doesNotClaim() throws Exception {
         add(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 1).build());
-        assertThat(manager.peek(7)).get().extracting(a -> a.gpuUuids()).isEqualTo(List.of("GPU-bbbb"));
-        manager.allocate(devices(7));
-        assertThat(manager.peek(7)).isEmpty();
+        assertThat(manager.target(7)).isInstanceOfSatisfying(AllocationManager.Target.Placed.class,
+                t -> assertThat(t.candidate().allocation().gpuUuids()).isEqualTo(List.of("GPU-bbbb")));
+        assertThat(manager.target(7)).isInstanceOf(AllocationManager.Target.Placed.class);
+        manager.allocate(devices("GPU-bbbb", 7));
+        assertThat(manager.target(7)).isInstanceOf(AllocationManager.Target.Unknown.class);
     }
 }

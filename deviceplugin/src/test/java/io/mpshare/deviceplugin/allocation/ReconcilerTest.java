@@ -17,6 +17,11 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import io.mpshare.deviceplugin.api.podresources.v1.ContainerDevices;
+import io.mpshare.deviceplugin.api.podresources.v1.ContainerResources;
+import io.mpshare.deviceplugin.api.podresources.v1.PodResources;
+import io.mpshare.deviceplugin.kubelet.PodResourcesClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,59 +44,121 @@ class ReconcilerTest {
         return out;
     }
 
-    @Test void reconcile_twinsAdmittedInReverse_annotationsNameTheGpuEachReallyGot() throws Exception {
-        manager.upserted(TestPods.pod("twin-a").mem("main", 7).on("n1").placed(INV, 0).assumedAt(T0).build());
-        manager.upserted(TestPods.pod("twin-b").mem("main", 7).on("n1").placed(INV, 1).assumedAt(T0.plusMillis(1)).build());
-        // kubelet admits twin-b first; Allocate cannot tell, so twin-b's container gets twin-a's answer (GPU 0).
+    static Holding holding(String pod, String container, List<String> ids) { return new Holding(PodKey.of("default", pod), container, ids); }
+
+    String uid(String pod) { return manager.allocationOf(PodKey.of("default", pod)).orElseThrow().podUid(); }
+
+    @Test void reconcile_crossedTwins_envAnnotationAndPodResourcesAgree() throws Exception {
+        manager.upserted(TestPods.pod("twin-a").mem("main", 7).on("n1").placed(INV, 0).build());
+        manager.upserted(TestPods.pod("twin-b").mem("main", 7).on("n1").placed(INV, 1).build());
+        // kubelet admits twin-b first, with IDs of GPU 0; Allocate cannot tell and takes twin-a (arrived first)
         var idsB = ids("GPU-aaaa", 0, 7);
         var idsA = ids("GPU-bbbb", 0, 7);
-        assertThat(manager.allocate(idsB).getEnvsMap()).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-aaaa");
-        assertThat(manager.allocate(idsA).getEnvsMap()).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-bbbb");
-        held.add(new Holding(PodKey.of("default", "twin-b"), "main", idsB));
-        held.add(new Holding(PodKey.of("default", "twin-a"), "main", idsA));
-        writes.writes.clear();
+        var envB = manager.allocate(idsB).getEnvsMap();
+        var envA = manager.allocate(idsA).getEnvsMap();
+        assertThat(envB).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-aaaa");   // from the IDs, whoever it was guessed for
+        assertThat(envA).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-bbbb");
+        held.add(holding("twin-b", "main", idsB));
+        held.add(holding("twin-a", "main", idsA));
 
-        assertThat(reconciler.reconcile()).isEqualTo(new Reconciler.Result(2, 0, 0));
-        assertThat(writes.writes).hasSize(2);
-        var b = writes.writes.stream().filter(w -> w.pod().name().equals("twin-b")).findFirst().orElseThrow();
-        var a = writes.writes.stream().filter(w -> w.pod().name().equals("twin-a")).findFirst().orElseThrow();
-        assertThat(b.annotations().get(Names.ANN_ALLOCATION)).contains("gpus=0;uuids=GPU-aaaa");
-        assertThat(a.annotations().get(Names.ANN_ALLOCATION)).contains("gpus=1;uuids=GPU-bbbb");
-        assertThat(b.annotations()).containsEntry(Names.ANN_ASSIGNED, "true").containsEntry(Names.ACK_GPU_MEM_IDX, "0")
-                .doesNotContainKey(Names.ANN_ASSUME_TIME);
+        var r = reconciler.reconcile();
+        assertThat(r.corrected()).isEqualTo(2);
+        assertThat(r.moved()).isEqualTo(2);
+        var b = last("twin-b");
+        var a = last("twin-a");
+        assertThat(b.get(Names.ANN_ALLOCATION)).contains("gpus=0;uuids=GPU-aaaa");
+        assertThat(a.get(Names.ANN_ALLOCATION)).contains("gpus=1;uuids=GPU-bbbb");
+        assertThat(b).containsEntry(Names.ANN_ASSIGNED, "true").containsEntry(Names.ACK_GPU_MEM_IDX, "0").doesNotContainKey(Names.ANN_ASSUME_TIME);
 
         writes.writes.clear();
-        assertThat(reconciler.reconcile()).isEqualTo(new Reconciler.Result(0, 0, 0));
+        assertThat(reconciler.reconcile().any()).isFalse();
         assertThat(writes.writes).isEmpty();
     }
 
-    @Test void reconcile_inOrder_nothingToFix() throws Exception {
-        manager.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
-        var d = ids("GPU-aaaa", 0, 7);
+    Map<String, String> last(String pod) {
+        return writes.writes.stream().filter(w -> w.pod().name().equals(pod) && w.annotations().containsKey(Names.ANN_ALLOCATION))
+                .reduce((x, y) -> y).orElseThrow().annotations();
+    }
+
+    @Test void reconcile_oneEntryPerDeviceId_groupedPerContainer() throws Exception {
+        manager.upserted(TestPods.pod("p").mem("main", 3).on("n1").placed(INV, 1).build());
+        var d = ids("GPU-bbbb", 0, 3);
         manager.allocate(d);
-        manager.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).annotation(Names.ANN_ASSIGNED, "true").build());
-        held.add(new Holding(PodKey.of("default", "p"), "main", d));
-        assertThat(reconciler.reconcile()).isEqualTo(new Reconciler.Result(0, 0, 0));
+        // a real kubelet: one ContainerDevices entry per ID
+        var pr = PodResources.newBuilder().setName("p").setNamespace("default");
+        var cr = ContainerResources.newBuilder().setName("main");
+        for (String id : d) cr.addDevices(ContainerDevices.newBuilder().setResourceName(Names.RESOURCE_GPU_MEM).addDeviceIds(id));
+        cr.addDevices(ContainerDevices.newBuilder().setResourceName(Names.RESOURCE_GPU_CORE).addDeviceIds("GPU-bbbb-_-0"));
+        held.addAll(PodResourcesClient.holdings(List.of(pr.addContainers(cr).build()), Names.RESOURCE_GPU_MEM));
+        assertThat(held).singleElement().satisfies(h -> assertThat(h.deviceIds()).containsExactlyElementsOf(d));
+        assertThat(reconciler.reconcile().marked()).isEqualTo(1);
+        assertThat(writes.assigned()).containsExactly(PodKey.of("default", "p"));
+    }
+
+    @Test void reconcile_annotationAlreadyRight_neverRewritten() throws Exception {
+        manager.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 1).build());
+        var d = ids("GPU-bbbb", 0, 7);
+        manager.allocate(d);
+        held.add(holding("p", "main", d));
+        var r = reconciler.reconcile();
+        assertThat(r.corrected()).isZero();
+        assertThat(writes.writes).noneSatisfy(w -> assertThat(w.annotations()).containsKey(Names.ANN_ALLOCATION));
+    }
+
+    @Test void reconcile_wrongGuess_claimMovesSoTheVictimIsMatchedAgain() throws Exception {
+        // a pod whose Allocate we answered in b's name (a's IDs really), then b's own call comes
+        manager.upserted(TestPods.pod("a").mem("main", 7).on("n1").placed(INV, 0).build());
+        manager.upserted(TestPods.pod("b").mem("main", 7).on("n1").placed(INV, 1).build());
+        var first = ids("GPU-aaaa", 0, 7);
+        assertThat(manager.allocate(first).getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/a");
+        held.add(holding("b", "main", first));                     // kubelet says: that was b
+        assertThat(reconciler.reconcile().moved()).isEqualTo(1);
+        assertThat(manager.fullyAnswered(uid("a"))).isFalse();
+        assertThat(manager.fullyAnswered(uid("b"))).isTrue();
+        assertThat(manager.allocate(ids("GPU-bbbb", 0, 7)).getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/a");
+    }
+
+    @Test void reconcile_twoContainersOnDifferentGpus_leftAndCounted() throws Exception {
+        manager.upserted(TestPods.pod("two").mem("a", 4).mem("b", 4).on("n1").placed(INV, 0).build());
+        var da = ids("GPU-aaaa", 0, 4);
+        var db = ids("GPU-bbbb", 0, 4);
+        manager.allocate(da);
+        manager.allocate(db);
+        held.add(holding("two", "a", da));
+        held.add(holding("two", "b", db));
+        assertThat(reconciler.reconcile().mixed()).isEqualTo(1);
+        assertThat(writes.writes).noneSatisfy(w -> assertThat(w.annotations()).containsKey(Names.ANN_ALLOCATION));
     }
 
     @Test void reconcile_assignedPatchLost_marksAgain() throws Exception {
         manager.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
         var d = ids("GPU-aaaa", 0, 7);
         manager.allocate(d);
-        held.add(new Holding(PodKey.of("default", "p"), "main", d));
-        writes.writes.clear();
+        held.add(holding("p", "main", d));
         assertThat(reconciler.reconcile().marked()).isEqualTo(1);
         assertThat(writes.assigned()).containsExactly(PodKey.of("default", "p"));
     }
 
     @Test void reconcile_admittedBeforeARestart_markedAndNeverMatchedAgain() throws Exception {
         // an earlier run answered "old" but its assigned patch was lost; this run never answered it
-        manager.upserted(TestPods.pod("old").mem("main", 7).on("n1").placed(INV, 0).assumedAt(T0).build());
-        manager.upserted(TestPods.pod("new").mem("main", 7).on("n1").placed(INV, 1).assumedAt(T0.plusSeconds(1)).build());
-        held.add(new Holding(PodKey.of("default", "old"), "main", ids("GPU-aaaa", 0, 7)));
+        manager.upserted(TestPods.pod("old").mem("main", 7).on("n1").placed(INV, 0).build());
+        manager.upserted(TestPods.pod("new").mem("main", 7).on("n1").placed(INV, 1).build());
+        held.add(holding("old", "main", ids("GPU-aaaa", 0, 7)));
         assertThat(reconciler.reconcile().marked()).isEqualTo(1);
         assertThat(writes.assigned()).containsExactly(PodKey.of("default", "old"));
-        assertThat(manager.allocate(ids("GPU-bbbb", 0, 7)).getEnvsMap()).containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-bbbb");
+        assertThat(manager.allocate(ids("GPU-bbbb", 0, 7)).getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/new");
+    }
+
+    @Test void reconcile_holderWithoutAllocation_notRewritten() throws Exception {
+        held.add(holding("thief", "main", ids("GPU-aaaa", 0, 7)));
+        assertThat(reconciler.reconcile().any()).isFalse();
+        assertThat(writes.writes).isEmpty();
+    }
+
+    @Test void reconcile_answerNotVisibleYet_countedAsWaiting() throws Exception {
+        manager.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
+        manager.allocate(ids("GPU-aaaa", 0, 7));
+        assertThat(reconciler.reconcile().waiting()).isEqualTo(1);
     }
 
     @Test void reconcile_answersOfGoneContainers_pruned() throws Exception {

@@ -40,7 +40,7 @@ class DeviceCatalogTest {
         assertThat(size).isGreaterThan(4 << 20);
         assertThatThrownBy(() -> DeviceCatalog.checkSize(Names.RESOURCE_GPU_MEM, MemoryUnit.MIB, list, BUDGET))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("1150168 devices").hasMessageContaining("Use GiB units");
+                .hasMessageContaining("1150168 devices").hasMessageContaining("Use GiB units (--gpu-mem-unit GiB)");
     }
 
     @Test void memory_mibUnitsOneSixteenGiBGpu_fits() {

