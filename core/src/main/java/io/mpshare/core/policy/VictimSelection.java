@@ -237,6 +237,19 @@ public final class VictimSelection {
         }
     }
 
+    /**
+     * Whether {@code policy} lets {@code demand} onto {@code node} once {@code victims} are gone: the room is counted
+     * per GPU above, but a policy may refuse for other reasons (with the UID rule, another UID's pod left on the node).
+     */
+    public static boolean freesRoom(NodeState node, List<Allocation> victims, GpuDemand demand, PlacementPolicy policy) {
+        io.mpshare.core.ledger.Ledger scratch = new io.mpshare.core.ledger.Ledger(java.time.InstantSource.fixed(java.time.Instant.EPOCH), java.time.Duration.ZERO);
+        scratch.upsertNode(node.inventory());
+        Set<PodKey> gone = new java.util.HashSet<>();
+        for (Allocation v : victims) gone.add(v.pod());
+        for (Allocation a : node.pods().values()) if (!gone.contains(a.pod())) scratch.restore(a);
+        return policy.fits(scratch.node(node.name()), demand);
+    }
+
     /** Positions helper for callers that hold the priorities in a map. */
     public static Function<PodKey, OptionalInt> from(Map<PodKey, Integer> priorities) {
         return k -> { Integer p = priorities.get(k); return p == null ? OptionalInt.empty() : OptionalInt.of(p); };

@@ -121,6 +121,22 @@ class VictimSelectionTest {
     }
 
     @Test
+    void freesRoom_uidRule_anotherUidLeftOnTheNode_false() {
+        Map<PodKey, Integer> prio = new HashMap<>();
+        Ledger l = ledger(io.mpshare.core.CoreFixtures.node("n", 16 * G, 16 * G));
+        l.restore(new Allocation(key("low"), "u1", "n", List.of(0), List.of("GPU-n-0"), GpuDemand.simple(16 * G, 0, 1, 0), T0, Phase.BOUND));
+        var otherUid = new GpuDemand(1, 8 * G, 0, 0, 8 * G, List.of(new io.mpshare.core.model.ContainerShare("main", false, 8 * G, 0)), java.util.OptionalLong.of(2000));
+        l.restore(new Allocation(key("vip"), "u2", "n", List.of(1), List.of("GPU-n-1"), otherUid, T0, Phase.BOUND));
+        prio.put(key("low"), 0);
+        prio.put(key("vip"), PREEMPTOR + 1);
+        var mine = new GpuDemand(1, 12 * G, 0, 0, 12 * G, List.of(new io.mpshare.core.model.ContainerShare("main", false, 12 * G, 0)), java.util.OptionalLong.of(1000));
+        var v = (VictimSelection.Choice.Victims) VictimSelection.choose(l.node("n"), mine, PREEMPTOR, VictimSelection.from(prio), a -> true);
+        assertThat(v.victims()).extracting(a -> a.pod().name()).containsExactly("low");
+        assertThat(VictimSelection.freesRoom(l.node("n"), v.victims(), mine, new BinpackPolicy(false))).isTrue();
+        assertThat(VictimSelection.freesRoom(l.node("n"), v.victims(), mine, new BinpackPolicy(true))).as("UID 2000 stays on the node").isFalse();
+    }
+
+    @Test
     void choose_ineligibleBookingsAreNotNamed() {
         Map<PodKey, Integer> prio = new HashMap<>();
         NodeState n = node(1, List.of(on(0, "assumed", 8, 0), on(0, "bound", 8, 0)), prio);

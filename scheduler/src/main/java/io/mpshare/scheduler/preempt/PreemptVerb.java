@@ -32,7 +32,8 @@ import java.util.Map;
  *
  * <p>kube-scheduler proposes victims by node totals; this answer replaces them, per candidate node, with the
  * pods whose removal frees one GPU for the preemptor ({@link VictimSelection}); a node where no GPU can be
- * freed is left out, as kube-scheduler requires (a node with no victims is an error to it). Victims are
+ * freed, or where the policy would still refuse the pod without them (the UID rule), is left out, as kube-scheduler
+ * requires (a node with no victims is an error to it). Victims are
  * pods bound to the node with a known UID and a priority lower than the preemptor's. PodDisruptionBudgets
  * are not read: each node keeps the {@code NumPDBViolations} kube-scheduler sent for it. The GPUs chosen
  * are remembered ({@link Nominations#decided}) so the filter holds exactly them for the preemptor.
@@ -85,6 +86,9 @@ public final class PreemptVerb {
             if (s == null) continue;
             var choice = VictimSelection.choose(s, g.demand(), args.priority(), nominations::priority, this::eligible);
             switch (choice) {
+                case VictimSelection.Choice.Victims v when !VictimSelection.freesRoom(s, v.victims(), g.demand(), verbs.engine().policy()) ->
+                        LOG.log(Level.INFO, "preempt pod={0} node={1}: the policy still refuses it without the victims (UID rule?); node left out",
+                                g.pod().key(), e.getKey());
                 case VictimSelection.Choice.Victims v -> {
                     out.put(e.getKey(), new MetaVictims(v.victims().stream().map(Allocation::podUid).toList(), e.getValue()));
                     gpus.put(e.getKey(), v.gpuIndices());
