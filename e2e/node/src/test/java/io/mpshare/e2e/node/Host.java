@@ -58,29 +58,43 @@ final class Host {
     static int killPodProcesses() throws IOException {
         int n = 0;
         for (Path top : kubepodsDirs()) {
-            try (Stream<Path> walk = Files.walk(top)) {
-                for (Path procs : walk.filter(p -> p.getFileName().toString().equals("cgroup.procs")).toList()) {
-                    for (String line : Files.readAllLines(procs)) {
-                        if (line.isBlank()) continue;
-                        ProcessHandle.of(Long.parseLong(line.strip())).ifPresent(ProcessHandle::destroyForcibly);
-                        n++;
-                    }
+            for (Path procs : tree(top).stream().map(d -> d.resolve("cgroup.procs")).toList()) {
+                List<String> pids;
+                try {
+                    pids = Files.readAllLines(procs);
+                } catch (IOException gone) {
+                    continue; // the cgroup went away while we looked
+                }
+                for (String line : pids) {
+                    if (line.isBlank()) continue;
+                    ProcessHandle.of(Long.parseLong(line.strip())).ifPresent(ProcessHandle::destroyForcibly);
+                    n++;
                 }
             }
         }
         return n;
     }
 
+    /** The folders at and under {@code top}, deepest first; folders that vanish meanwhile are left out. */
+    private static List<Path> tree(Path top) {
+        List<Path> out = new ArrayList<>();
+        try (Stream<Path> walk = Files.walk(top)) {
+            walk.filter(Files::isDirectory).forEach(out::add);
+        } catch (IOException | java.io.UncheckedIOException vanished) {
+            // a cgroup was removed during the walk: what we have is enough for this pass
+        }
+        out.sort(Comparator.reverseOrder());
+        return out;
+    }
+
     /** Removes kubelet's (empty) pod cgroups, deepest first. */
     static void removePodCgroups() throws IOException {
         for (Path top : kubepodsDirs()) {
-            try (Stream<Path> walk = Files.walk(top)) {
-                for (Path d : walk.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList()) {
-                    try {
-                        Files.delete(d);
-                    } catch (IOException busy) {
-                        System.err.println("e2e/node: cgroup " + d + " not removed: " + busy.getMessage());
-                    }
+            for (Path d : tree(top)) {
+                try {
+                    Files.deleteIfExists(d);
+                } catch (IOException busy) {
+                    System.err.println("e2e/node: cgroup " + d + " not removed: " + busy.getMessage());
                 }
             }
         }

@@ -14,10 +14,14 @@ import java.util.Map;
 final class Mpshare {
     private final Path jar;
 
-    Mpshare(Path repo) {
-        this.jar = repo.resolve("cli/target/mpshare.jar");
-        if (!Files.isRegularFile(jar))
-            throw new IllegalStateException("no " + jar + ": build it first (mvn -B -ntp -pl cli -am package -DskipTests)");
+    /** Copies {@code $MPSHARE_JAR} or the clone's {@code cli/target/mpshare.jar} into {@code dir}: a rebuild meanwhile does not touch the run. */
+    Mpshare(Path repo, Path dir) throws IOException {
+        String env = System.getenv("MPSHARE_JAR");
+        Path built = env != null && !env.isBlank() ? Path.of(env) : repo.resolve("cli/target/mpshare.jar");
+        if (!Files.isRegularFile(built))
+            throw new IllegalStateException("no " + built + ": build it first (mvn -B -ntp -pl cli -am package -DskipTests), or set MPSHARE_JAR");
+        Files.createDirectories(dir);
+        this.jar = Files.copy(built, dir.resolve("mpshare.jar"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
 
     Daemon start(String name, List<String> args, Map<String, String> env, Path log) throws IOException {

@@ -44,6 +44,7 @@ final class NodeRuntime implements AutoCloseable {
     }
 
     static NodeRuntime start(NodeTier tier, Path dir) throws IOException, InterruptedException {
+        removeKubeletFiles(); // a previous run's checkpoint would hand the new kubelet its pods' devices
         NodeRuntime r = new NodeRuntime(tier, dir);
         try {
             r.images = TestImages.write(dir.resolve("images"));
@@ -78,19 +79,54 @@ final class NodeRuntime implements AutoCloseable {
         } catch (IllegalStateException shuttingDown) {
             // called from the hook itself
         }
+        Steps steps = new Steps();
         if (kubelet != null) {
-            kubelet.stop();
-            Files.deleteIfExists(PLUGIN_DIR.resolve("kubelet.sock")); // kubelet leaves it; one kubelet per machine: ours
+            steps.run("stop kubelet", kubelet::stop);
+            steps.run("remove kubelet.sock and its checkpoint", NodeRuntime::removeKubeletFiles);
         }
-        int killed = Host.killPodProcesses();
-        if (killed > 0) Thread.sleep(200); // let the kernel reap them before the shims go (no event to wait on)
-        if (containerd != null) containerd.close();
-        if (kubelet != null) kubelet.close();
-        Host.unmountUnder(dir);
-        if (!hadPodCgroups) Host.removePodCgroups();
-        Host.writeSysctls(sysctls);
-        for (Path s : sockets()) if (!pluginSocketsBefore.contains(s)) Files.deleteIfExists(s);
-        if (!hadContainerdRun) removeEmptyTree(CONTAINERD_RUN);
+        steps.run("kill pod processes", () -> {
+            for (int pass = 0; pass < 20 && Host.killPodProcesses() > 0; pass++) Thread.sleep(100); // until the kernel has reaped them
+        });
+        if (containerd != null) steps.run("stop containerd", containerd::close);
+        if (kubelet != null) steps.run("unmount kubelet's root", kubelet::close);
+        steps.run("unmount " + dir, () -> Host.unmountUnder(dir));
+        if (!hadPodCgroups) steps.run("remove pod cgroups", Host::removePodCgroups);
+        steps.run("restore sysctls " + sysctls, () -> Host.writeSysctls(sysctls));
+        steps.run("remove plugin sockets", () -> {
+            for (Path s : sockets()) if (!pluginSocketsBefore.contains(s)) Files.deleteIfExists(s);
+        });
+        if (!hadContainerdRun) steps.run("remove " + CONTAINERD_RUN, () -> removeEmptyTree(CONTAINERD_RUN));
+        steps.rethrow();
+    }
+
+    /** Clean-up steps that all run even when one fails; the first failure is thrown at the end, the others logged. */
+    static final class Steps {
+        interface Step { void run() throws Exception; }
+
+        private Exception first;
+
+        void run(String what, Step step) {
+            try {
+                step.run();
+            } catch (Exception e) {
+                System.err.println("e2e/node: clean-up step '" + what + "' failed: " + e);
+                if (first == null) first = e;
+            }
+        }
+
+        void rethrow() throws IOException {
+            if (first != null) throw new IOException("clean-up incomplete: " + first.getMessage(), first);
+        }
+    }
+
+    /**
+     * kubelet keeps its registration socket and its device manager's checkpoint ({@code kubelet_internal_checkpoint}:
+     * which pod holds which device IDs) in the fixed device-plugin folder, whatever {@code --root-dir} says, and
+     * leaves both on exit. One kubelet per machine, and it is ours: both go.
+     */
+    private static void removeKubeletFiles() throws IOException {
+        Files.deleteIfExists(PLUGIN_DIR.resolve("kubelet.sock"));
+        Files.deleteIfExists(PLUGIN_DIR.resolve("kubelet_internal_checkpoint"));
     }
 
     /** The shims' socket folder ({@code /run/containerd/s}) is fixed in containerd 1.6 whatever its state folder is. */

@@ -1,5 +1,6 @@
 package io.mpshare.e2e.node;
 
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,6 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The node's parts without a cluster: the images made here, containerd with the tier's settings, and a standalone
  * kubelet running a static pod from them; then close puts the machine back (no process, mount or sysctl left).
  */
+@Order(0) // before any scenario starts the shared node: one kubelet per machine
 class NodeRuntimeIT {
     @Test void staticPod_runsFromLocalImages_andCloseLeavesNothing(@TempDir Path tmp) throws Exception {
         NodeTier tier = NodeTier.requireOrSkip();

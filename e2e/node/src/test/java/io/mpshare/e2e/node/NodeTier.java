@@ -1,5 +1,7 @@
 package io.mpshare.e2e.node;
 
+import io.mpshare.e2e.k8s.Binaries;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,8 +12,9 @@ import java.util.Map;
 /**
  * Whether the real-node tier can run here, and with what. It needs root, containerd, ctr and runc, busybox-static,
  * the CNI {@code loopback} plugin (Debian: {@code containerd runc busybox-static containernetworking-plugins}, which
- * {@code bin/ci-deps} installs when root and missing), and a kubelet: {@code $MPSHARE_KUBELET} (the binary), else
- * {@code kubelet} in {@code $MPSHARE_K8S_BIN}, else unpacked from {@code ../shared/k8s} beside the clone.
+ * {@code bin/ci-deps} installs when root and missing), the control-plane binaries of {@code e2e/k8s}, and a kubelet:
+ * {@code $MPSHARE_KUBELET} (the binary), else the one beside those binaries ({@code $KUBEBUILDER_ASSETS}, or the
+ * shared k8s archives beside the clone).
  */
 record NodeTier(Path kubelet, Path cniBin, Path repo) {
     static final Path CNI_BIN = Path.of("/usr/lib/cni");
@@ -49,25 +52,18 @@ record NodeTier(Path kubelet, Path cniBin, Path repo) {
         if (!Files.isExecutable(CNI_BIN.resolve("loopback"))) missing.add(CNI_BIN + "/loopback (containernetworking-plugins)");
         if (!missing.isEmpty()) return new Unavailable("e2e/node skipped: missing " + String.join(", ", missing)
                 + "; run bin/ci-deps as root (apt-get install -y containerd runc busybox-static containernetworking-plugins)");
-        Path kubelet;
-        try {
-            kubelet = kubelet(env, repo);
-        } catch (IOException | InterruptedException e) {
-            return new Unavailable("e2e/node skipped: no kubelet: " + e.getMessage());
-        }
-        if (kubelet == null) return new Unavailable("e2e/node skipped: no kubelet: set MPSHARE_KUBELET to a kubelet v1.31 binary, "
-                + "or MPSHARE_K8S_BIN to a folder holding one, or put the shared k8s folder (with unpack.sh) at " + repo.resolveSibling("shared/k8s"));
+        String noControlPlane = ControlPlaneAccess.missing(repo);
+        if (noControlPlane != null) return new Unavailable("e2e/node skipped: " + noControlPlane);
+        Path kubelet = kubelet(env, repo);
+        if (kubelet == null || !Files.isExecutable(kubelet)) return new Unavailable("e2e/node skipped: no kubelet: set MPSHARE_KUBELET to a kubelet "
+                + Binaries.VERSION + " binary, or put it beside the control-plane binaries (" + Binaries.ENV_ASSETS + ", or the shared k8s archives)");
         return new Ready(new NodeTier(kubelet, CNI_BIN, repo));
     }
 
-    private static Path kubelet(Map<String, String> env, Path repo) throws IOException, InterruptedException {
+    /** {@code $MPSHARE_KUBELET}, else the kubelet beside the control-plane binaries e2e/k8s finds ({@link Binaries}). */
+    private static Path kubelet(Map<String, String> env, Path repo) {
         if (env.get("MPSHARE_KUBELET") != null) return Path.of(env.get("MPSHARE_KUBELET"));
-        if (env.get("MPSHARE_K8S_BIN") != null) return Path.of(env.get("MPSHARE_K8S_BIN"), "kubelet");
-        Path unpack = repo.resolveSibling("shared/k8s/unpack.sh");
-        if (!Files.isExecutable(unpack)) return null;
-        Path dest = repo.resolve("e2e/node/target/k8s-bin");
-        Host.run(List.of(unpack.toString(), dest.toString()), 300);
-        return dest.resolve("kubelet");
+        return Binaries.locate(env, repo) instanceof Binaries.Found f ? f.binaries().kubelet().orElse(null) : null;
     }
 
     /** bin/ci-deps installs the Debian packages of the test tiers when root and missing (a no-op when present). */
