@@ -21,7 +21,7 @@ class JobSpecTest {
         assertThat(a.podUid()).isEqualTo("group");
         assertThat(a.gpuIndices()).containsExactly(0, 1);
         assertThat(a.demand().requestedMibPerGpu()).isEqualTo(1024);
-        assertThat(a.demand().reserveMib()).isEqualTo(512);
+        assertThat(a.demand().reserveMib()).isEqualTo(JobSpec.DEFAULT_RESERVE).isEqualTo(io.mpshare.core.Names.DEFAULT_CONTEXT_RESERVE_MIB); // no reserve= given
         assertThat(a.demand().chargeCore()).isEqualTo(30);
         assertThat(jobs.get(1).pids()).isEqualTo(List.of(4300L, 4301L));
     }
