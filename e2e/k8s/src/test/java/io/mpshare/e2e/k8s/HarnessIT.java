@@ -45,7 +45,7 @@ class HarnessIT {
         cluster.controlPlane().createNamespace("harness", Map.of());
         GpuNodes.create(c, GpuNodes.Spec.h200("harness-gpu", 2, Map.of("e2e.mpshare.io/group", "harness")));
         var logs = cluster.logs("HarnessIT");
-        var ext = cluster.components().extender("harness-extender", List.of(), logs);
+        var ext = cluster.components().extender("harness-extender", List.of("--scheduler-name=harness-sched"), logs); // bind accepts this profile
         var sched = cluster.components().scheduler("harness-scheduler", Components.SchedulerSettings.single("harness-sched", ext.port()), logs);
         Pod p = Pods.pod("p1").namespace("harness").gpuMem(7).build();
         p.getSpec().setSchedulerName(sched.schedulerName());
