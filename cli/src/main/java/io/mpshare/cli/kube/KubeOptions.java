@@ -11,7 +11,7 @@ import java.nio.file.Path;
 public final class KubeOptions {
     /** Shown in each subcommand's {@code --help}. */
     static final String ORDER = "Which API server: --kubeconfig, else $KUBECONFIG (':'-separated files, merged as kubectl does), "
-            + "else ~/.kube/config, else the pod's service account (in a cluster). Checked once at start (5 s); docs/cli.md.";
+            + "else ~/.kube/config, else the pod's service account (in a cluster). Checked once at start (15 s); docs/cli.md.";
 
     @Option(names = "--kubeconfig", paramLabel = "FILE", order = 900,
             description = "kubeconfig file of the cluster. " + ORDER)
