@@ -56,6 +56,8 @@ import java.util.concurrent.Executors;
  */
 public final class ExtenderLoad {
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("serve")) { SplitRun.serve(java.util.Arrays.copyOfRange(args, 1, args.length)); return; }
+        if (args.length > 0 && args[0].equals("load")) { SplitRun.load(java.util.Arrays.copyOfRange(args, 1, args.length)); return; }
         int nodes = arg(args, 0, 5_000), pods = arg(args, 1, 40_000), clients = arg(args, 2, 16);
         int warmup = arg(args, 3, 30), measure = arg(args, 4, 15), threads = arg(args, 5, Runtime.getRuntime().availableProcessors());
         int core = arg(args, 6, 30);
@@ -67,10 +69,8 @@ public final class ExtenderLoad {
         PlacementPolicy policy = SchedulerExtender.policy(policyName, false);
         if (policy instanceof LearnedFragmentationPolicy learned) ledger.allocations().forEach(a -> learned.observe(a.pod(), a.demand())); // as the cluster view would
         System.out.printf(Locale.ROOT, "policy: %s%n", policy.name());
-        var verbs = new Verbs(new PlacementEngine(ledger, policy), new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB), MemoryUnit.GIB);
         byte[] payload = payload(names, core);
-        var extender = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), threads, verbs, new Binder(ledger, verbs, new NoApi(), 1),
-                new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "bench");
+        var extender = extender(ledger, policy, threads);
         extender.start();
         String path = Names.EXTENDER_PREFIX + "/filter";
         var addr = new InetSocketAddress("127.0.0.1", extender.port());
@@ -93,6 +93,21 @@ public final class ExtenderLoad {
         extender.close();
         floor.stop(0);
         System.exit(0);
+    }
+
+    /**
+     * The extender as the product wires it for kube-scheduler (issue 12): pipelining holds on, the stale-room re-read
+     * and the body cap in the path, verbs from loopback only; no API server (binds fail, the re-read finds nothing).
+     */
+    static ExtenderHttpServer extender(Ledger ledger, PlacementPolicy policy, int threads) throws IOException {
+        var engine = new PlacementEngine(ledger, policy);
+        var verbs = new Verbs(engine, new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB), MemoryUnit.GIB,
+                new io.mpshare.scheduler.PipelineHolds(engine, InstantSource.system(), io.mpshare.scheduler.ExtenderConfig.DEFAULT_HOLD_TTL));
+        var recheck = new io.mpshare.scheduler.cluster.StaleRoomCheck(ledger, node -> List.of(), InstantSource.system(),
+                io.mpshare.scheduler.ExtenderConfig.DEFAULT_RECHECK_NODES, Duration.ofSeconds(1));
+        return new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), threads, verbs, new Binder(ledger, verbs, new NoApi(), 1),
+                new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "bench", null, null,
+                new io.mpshare.scheduler.http.HttpOptions(io.mpshare.scheduler.http.HttpOptions.DEFAULT_MAX_REQUEST_BYTES, true, null), recheck);
     }
 
     record Result(String name, double rate, double p50, double p99, double p999) {
