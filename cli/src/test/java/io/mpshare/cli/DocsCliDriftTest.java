@@ -34,7 +34,8 @@ class DocsCliDriftTest {
             "--set", "helm",
             "--enable-native-access", "java",
             "--deviceplugin", "e2e/gpu/build-runtime.sh",
-            "--query-compute-apps", "nvidia-smi");
+            "--query-compute-apps", "nvidia-smi",
+            "--root-dir", "kubelet");
 
     private static final Pattern TITLE_SUB = Pattern.compile("`(?:kubectl |bin/)?mpshare ([a-z][a-z-]*)`");
 
