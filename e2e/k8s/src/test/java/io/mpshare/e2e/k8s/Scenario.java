@@ -1,0 +1,176 @@
+package io.mpshare.e2e.k8s;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.mpshare.core.Names;
+import io.mpshare.testing.Pods;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Predicate;
+
+/**
+ * One scenario's corner of the shared cluster: its namespace, its nodes (labelled {@code e2e.mpshare.io/group=NAME}
+ * so its pods' nodeSelector keeps them there), its extender(s) and kube-scheduler(s) with profile {@code NAME-sched},
+ * and checks read back from the API server: who is bound where, over-commit recomputed from the pods' allocation
+ * annotations, the scheduler's Events.
+ */
+final class Scenario implements AutoCloseable {
+    static final String GROUP = "e2e.mpshare.io/group";
+    final Cluster cluster;
+    final KubernetesClient c;
+    final String name;
+    final String ns;
+    final String schedulerName;
+    private final List<ManagedProcess> started = new ArrayList<>();
+    private final List<Node> nodes = new ArrayList<>();
+
+    Scenario(Cluster cluster, String name, Map<String, String> namespaceLabels) {
+        this.cluster = cluster;
+        this.c = cluster.client();
+        this.name = name;
+        this.ns = name;
+        this.schedulerName = name + "-sched";
+        cluster.controlPlane().createNamespace(ns, namespaceLabels);
+    }
+
+    void nodes(int count, int gpus) {
+        nodes.addAll(GpuNodes.createMany(c, name, count, gpus, Map.of(GROUP, name)));
+    }
+
+    List<Node> nodes() { return List.copyOf(nodes); }
+
+    /** The extender as the chart runs it, accepting this scenario's profile, on {@code port} (0: free). */
+    Components.Extender extender(String id, int port) {
+        List<String> args = List.of("--scheduler-name=" + schedulerName);
+        var e = port == 0 ? cluster.components().extender(name + "-" + id, args, cluster.logs(name))
+                : cluster.components().extender(name + "-" + id, port, args, cluster.logs(name));
+        started.add(e.process());
+        return e;
+    }
+
+    Components.Scheduler scheduler(String id, Components.SchedulerSettings s) {
+        var sch = cluster.components().scheduler(name + "-" + id, s, cluster.logs(name));
+        started.add(sch.process());
+        return sch;
+    }
+
+    /** One extender and one kube-scheduler (no leader election). */
+    Components.Extender schedulerAndExtender() {
+        var e = extender("extender", 0);
+        scheduler("scheduler", Components.SchedulerSettings.single(schedulerName, e.port()));
+        return e;
+    }
+
+    Pod gpuPod(String pod, long gib) {
+        Pod p = Pods.pod(pod).namespace(ns).gpuMem(gib).build();
+        p.getSpec().setSchedulerName(schedulerName);
+        p.getSpec().setNodeSelector(Map.of(GROUP, name));
+        return p;
+    }
+
+    void create(Pod p) { c.resource(p).create(); }
+
+    /** Creates the pods from {@code threads} threads at once, as a burst of users would. */
+    void createAll(List<Pod> pods, int threads) throws Exception {
+        try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+            List<Future<?>> fs = new ArrayList<>();
+            for (Pod p : pods) fs.add(pool.submit(() -> c.resource(p).create()));
+            for (Future<?> f : fs) f.get();
+        }
+    }
+
+    List<Pod> pods() { return c.pods().inNamespace(ns).list().getItems(); }
+
+    /** Polls (200 ms) until {@code done} holds for the namespace's pods or {@code timeout}; returns the last list. */
+    List<Pod> awaitPods(Predicate<List<Pod>> done, Duration timeout) {
+        Instant end = Instant.now().plus(timeout);
+        List<Pod> last = pods();
+        while (!done.test(last) && Instant.now().isBefore(end)) {
+            ControlPlane.sleep(200);
+            last = pods();
+        }
+        return last;
+    }
+
+    static boolean allBound(List<Pod> pods, int expected) {
+        return pods.size() == expected && pods.stream().allMatch(p -> p.getSpec().getNodeName() != null);
+    }
+
+    static long boundCount(List<Pod> pods) { return pods.stream().filter(p -> p.getSpec().getNodeName() != null).count(); }
+
+    /** kube-scheduler's Events in the namespace with this reason (Scheduled, FailedScheduling). */
+    List<Event> events(String reason) {
+        return c.v1().events().inNamespace(ns).list().getItems().stream().filter(e -> reason.equals(e.getReason())).toList();
+    }
+
+    /** Times each pod was reported Scheduled (an Event may carry a series count). */
+    Map<String, Integer> scheduledCounts() {
+        Map<String, Integer> out = new HashMap<>();
+        for (Event e : events("Scheduled")) {
+            int n = e.getSeries() != null && e.getSeries().getCount() != null ? e.getSeries().getCount() : (e.getCount() == null ? 1 : e.getCount());
+            out.merge(e.getInvolvedObject().getName(), n, Integer::sum);
+        }
+        return out;
+    }
+
+    /**
+     * Over-commit, recomputed here from the pods' {@code mpshare.io/allocation} (gpus= and charge=MiB/core per GPU)
+     * against the nodes' inventories: one line per GPU booked beyond its memory or 100 percent of cores; empty if none.
+     * Also lists pods whose allocation names another node than the one they are bound to.
+     */
+    List<String> overCommit(List<Pod> pods) {
+        Map<String, Long> mib = new HashMap<>();
+        Map<String, Long> core = new HashMap<>();
+        List<String> problems = new ArrayList<>();
+        for (Pod p : pods) {
+            String a = p.getMetadata().getAnnotations() == null ? null : p.getMetadata().getAnnotations().get(Names.ANN_ALLOCATION);
+            if (a == null) continue;
+            Map<String, String> f = fields(a);
+            String node = f.get("node");
+            if (p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().equals(node))
+                problems.add(p.getMetadata().getName() + " bound to " + p.getSpec().getNodeName() + " but allocated on " + node);
+            String[] charge = f.get("charge").split("/");
+            for (String g : f.get("gpus").split(",")) {
+                mib.merge(node + "/" + g, Long.parseLong(charge[0]), Long::sum);
+                core.merge(node + "/" + g, Long.parseLong(charge[1]), Long::sum);
+            }
+        }
+        Map<String, Long> total = new HashMap<>();
+        for (Node n : c.nodes().withLabel(GROUP, name).list().getItems())
+            for (var g : GpuNodes.inventory(n)) total.put(n.getMetadata().getName() + "/" + g.index(), g.totalMib());
+        mib.forEach((gpu, used) -> {
+            Long cap = total.get(gpu);
+            if (cap == null) problems.add(gpu + " is not a GPU of this scenario's nodes");
+            else if (used > cap) problems.add(gpu + " booked " + used + " MiB of " + cap);
+        });
+        core.forEach((gpu, used) -> { if (used > 100) problems.add(gpu + " booked " + used + " percent of cores"); });
+        return problems;
+    }
+
+    static Map<String, String> fields(String allocation) {
+        Map<String, String> f = new HashMap<>();
+        for (String part : allocation.split(";")) {
+            int eq = part.indexOf('=');
+            if (eq > 0) f.put(part.substring(0, eq), part.substring(eq + 1));
+        }
+        return f;
+    }
+
+    /** Stops this scenario's processes and deletes its pods, namespace and nodes, so the shared cluster stays small. */
+    @Override public void close() {
+        for (int i = started.size() - 1; i >= 0; i--) cluster.controlPlane().stop(started.get(i));
+        c.pods().inNamespace(ns).withGracePeriod(0).delete();
+        c.namespaces().withName(ns).delete();
+        for (Node n : nodes) c.nodes().withName(n.getMetadata().getName()).delete();
+    }
+}
