@@ -41,8 +41,9 @@ class CeilingControllerTest {
         controller = new CeilingController(INV, MemoryUnit.GIB, targets);
     }
 
+    /** Reserve 512 MiB: a 7 GiB pod's cap is 7680 MiB, which the ceiling rounds up to 8 GiB. */
     static Pod pod(String name, long gib, int... gpus) {
-        return TestPods.pod(name).uid("uid-" + name).mem("main", gib).on("node-1").placed(INV, gpus).build();
+        return TestPods.pod(name).uid("uid-" + name).mem("main", gib).reserve(512).on("node-1").placed(INV, gpus).build();
     }
 
     static Pod finished(Pod p) {

@@ -20,8 +20,9 @@ class CeilingPlanTest {
             new Gpu(0, "GPU-0", "NVIDIA H200", 143771, true), new Gpu(1, "GPU-1", "NVIDIA H200", 143771, true),
             new Gpu(2, "GPU-2", "NVIDIA H200", 143771, true)));
 
+    /** Reserve 512 MiB, as the case names say (the default is {@code Names.DEFAULT_CONTEXT_RESERVE_MIB}). */
     static Allocation booked(TestPods p) {
-        return AllocationCodec.found(PodConversion.decode(p.on("node-1").build(), INV, MemoryUnit.GIB)).orElseThrow();
+        return AllocationCodec.found(PodConversion.decode(p.on("node-1").reserve(512).build(), INV, MemoryUnit.GIB)).orElseThrow();
     }
 
     record Case(String name, List<Allocation> booked, Map<Integer, Long> expected) {}
