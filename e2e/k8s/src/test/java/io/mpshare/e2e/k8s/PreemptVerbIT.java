@@ -25,10 +25,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The extender's preempt verb and the nominated pod's hold under the real kube-scheduler (issue 12 item 4), with the
  * chart's scheduler configuration ({@code preemptVerb: preempt}).
  *
- * <p>Node pv-n1 has two H200s (140 GiB each, 280 GiB in the node's total). low-a (100 GiB) and low-b (100 GiB, a
- * higher priority) fill one GPU each and filler (30 GiB) sits beside one of them. high (60 GiB, priority 1000) fits
- * no GPU. kube-scheduler's own dry run counts node totals (it reprieves higher priorities first and may name the
- * filler, which frees no GPU enough); the extender's answer names low-a, whose GPU then has room. waiting (90 GiB, as low as low-a) is pending all along and would fit the freed GPU alone; the hold keeps
+ * <p>Node pv-n1 has two H200s (140 GiB each, 280 GiB in the node's total). low-a (100 GiB, priority 10) and low-b
+ * (100 GiB, priority 20) fill one GPU each and filler (30 GiB, priority 5) sits beside one of them. high (60 GiB,
+ * priority 1000) fits no GPU. kube-scheduler's own dry run counts node totals and reprieves higher priorities first,
+ * so alone it names the filler, which frees no GPU enough, and high stays Pending (checked by hand: the chart without
+ * {@code preemptVerb}); the extender's answer names low-a, whose GPU then has room. waiting (90 GiB, as low as low-a) is pending all along and would fit the freed GPU alone; the hold keeps
  * that room for high. There is no kubelet: the test finalises pods that get a deletion timestamp, as kubelet would.
  */
 @ExtendWith(RealControlPlane.class)
@@ -40,7 +41,7 @@ class PreemptVerbIT {
     void preemption_freesOneGpu_andTheLowerPriorityPodDoesNotTakeIt(Cluster cluster) throws Exception {
         KubernetesClient c = cluster.client();
         cluster.controlPlane().createNamespace(NS, Map.of());
-        for (var pc : Map.of("pv-low", 10, "pv-mid", 20, "pv-high", 1000).entrySet())
+        for (var pc : Map.of("pv-lowest", 5, "pv-low", 10, "pv-mid", 20, "pv-high", 1000).entrySet())
             c.resource(new PriorityClassBuilder().withNewMetadata().withName(pc.getKey()).endMetadata().withValue(pc.getValue()).build()).serverSideApply();
         GpuNodes.create(c, GpuNodes.Spec.h200("pv-n1", 2, Map.of(GROUP, "pv")));
         var logs = cluster.logs("PreemptVerbIT");
@@ -50,7 +51,7 @@ class PreemptVerbIT {
         try (Watch kubelet = finaliseDeletions(c, deleting)) {
             bound(c, create(c, sched, "low-a", 100, "pv-low"));
             bound(c, create(c, sched, "low-b", 100, "pv-mid"));
-            bound(c, create(c, sched, "filler", 30, "pv-low"));
+            bound(c, create(c, sched, "filler", 30, "pv-lowest"));
             create(c, sched, "waiting", 90, "pv-low");
             Instant t0 = Instant.now();
             create(c, sched, "high", 60, "pv-high");
