@@ -1,6 +1,7 @@
 /**
- * Allocate for {@code aliyun.com/gpu-mem}: which pod a container belongs to (kubelet does not say), what it is
- * answered, and the reconciliation that corrects the record afterwards from the pod-resources API.
+ * Allocate for {@code aliyun.com/gpu-mem}: the answer built from the device IDs kubelet chose ({@code IdShape}), which
+ * pod kubelet is admitting (kubelet does not say), refusals of pods the extender did not place, and the
+ * reconciliation that corrects the record afterwards from the pod-resources API.
  * {@link io.mpshare.deviceplugin.allocation.AllocationManager} holds the implementation notes.
  */
 package io.mpshare.deviceplugin.allocation;
