@@ -71,6 +71,7 @@ class HostPeerIT {
     @BeforeEach void setUp() throws Exception {
         assumeTrue(root(), "HostPeerIT skipped: it runs a client as another user, which needs root (CI runs as root)");
         assumeTrue(onPath("setpriv"), "HostPeerIT skipped: setpriv (util-linux) is not on PATH; apt-get install -y util-linux");
+        assumeTrue(javaRunsAsNobody(), "HostPeerIT skipped: UID 65534 cannot run " + java() + " (a JDK under a private home?); use a JDK in /usr/lib/jvm");
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.writeString(dir.resolve("PeerClient.java"), CLIENT);
         HostIT.FakeGate gate = new HostIT.FakeGate();
@@ -87,11 +88,32 @@ class HostPeerIT {
         started.forEach(Process::destroyForcibly);
     }
 
+    static String java() { return ProcessHandle.current().info().command().orElse("java"); }
+
+    static List<String> asNobody(String... cmd) {
+        List<String> out = new ArrayList<>(List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups", "--"));
+        out.addAll(List.of(cmd));
+        return out;
+    }
+
+    private static Boolean javaRuns;
+
+    /** Probed once per run: a JDK under a private home cannot be run by UID 65534. */
+    static synchronized boolean javaRunsAsNobody() throws Exception {
+        if (javaRuns == null) javaRuns = probeJava();
+        return javaRuns;
+    }
+
+    private static boolean probeJava() throws Exception {
+        Process p = new ProcessBuilder(asNobody(java(), "-XX:-UsePerfData", "-version")).directory(Path.of("/").toFile()).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        return p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0;
+    }
+
     /** Sends {@code request} as UID/GID 65534 with no supplementary groups; the answer. */
     JsonNode asNobody(String request) throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        Process p = new ProcessBuilder("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups", "--",
-                java, "-XX:-UsePerfData", "-Xshare:auto", dir.resolve("PeerClient.java").toString(), server.socket().toString(), request)
+        Process p = new ProcessBuilder(asNobody(java(), "-XX:-UsePerfData", "-Xshare:auto", dir.resolve("PeerClient.java").toString(),
+                server.socket().toString(), request))
                 .directory(dir.toFile()).redirectErrorStream(true).start();
         started.add(p);
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("the client as 65534 ended").isTrue();
