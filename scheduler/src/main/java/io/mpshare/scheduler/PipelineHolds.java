@@ -32,7 +32,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *     it to the node kube-scheduler chose, or releases it on failure). An unclaimed hold is released after
  *     {@code ttl} by {@link #expire}, only if the ledger still holds exactly it.</li>
  * <li>Concurrency: the map is only an index of which ASSUMED bookings are holds; the ledger's per-pod,
- *     per-node atomic steps decide the bookings themselves.</li>
+ *     per-node atomic steps decide the bookings themselves. One narrow window is left: a bind that arrives just as
+ *     its hold expires finds the booking (AlreadyPlaced) and then loses it to {@link #expire}; the binder books
+ *     it again as BOUND once the Binding exists, without a fit check, so a pod that took the room in between
+ *     would share it. It needs a bind later than the TTL (5 s after prioritize) and a competing pod in the same
+ *     milliseconds.</li>
  * </ul>
  */
 public final class PipelineHolds {
