@@ -98,7 +98,9 @@ public final class ControlPlane implements AutoCloseable {
     /** A new client for a kubeconfig file; the caller closes it. */
     public static KubernetesClient clientFor(Path kubeconfig) {
         try {
-            return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
+            Config config = Config.fromKubeconfig(Files.readString(kubeconfig));
+            config.setRequestTimeout(60_000); // a loaded 2-core machine answers a list of hundreds of pods in seconds
+            return new KubernetesClientBuilder().withConfig(config).build();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -133,7 +135,8 @@ public final class ControlPlane implements AutoCloseable {
 
     private void startEtcd() {
         int client = freePort(), peer = freePort();
-        Path data = runDir.resolve("etcd");
+        etcdData = etcdDataDir();
+        Path data = etcdData;
         etcd = spawn("etcd", List.of(bin.etcd().toString(), "--data-dir", data.toString(), "--name", "e2e",
                 "--listen-client-urls", "http://127.0.0.1:" + client, "--advertise-client-urls", "http://127.0.0.1:" + client,
                 "--listen-peer-urls", "http://127.0.0.1:" + peer, "--initial-advertise-peer-urls", "http://127.0.0.1:" + peer,
@@ -144,6 +147,27 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     private int etcdPort;
+    private Path etcdData;
+
+    /** etcd's data in memory (/dev/shm) where there is one: fsync on a busy VM's disk is what makes etcd slow. */
+    private Path etcdDataDir() {
+        Path shm = Path.of("/dev/shm");
+        try {
+            if (Files.isDirectory(shm) && Files.isWritable(shm)) return Files.createTempDirectory(shm, "mpshare-etcd-");
+        } catch (IOException e) {
+            // fall back to the run folder
+        }
+        return runDir.resolve("etcd");
+    }
+
+    private void deleteEtcdData() {
+        if (etcdData == null || !etcdData.startsWith("/dev/shm")) return;
+        try (var walk = Files.walk(etcdData)) {
+            for (Path f : walk.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(f);
+        } catch (IOException e) {
+            // left in /dev/shm; the machine's reboot clears it
+        }
+    }
 
     private void startApiserver() {
         if (apiPort == 0) apiPort = freePort();
@@ -231,6 +255,7 @@ public final class ControlPlane implements AutoCloseable {
         // reverse start order: extenders and schedulers, then the controller manager, apiserver, etcd
         Collections.reverse(all);
         for (ManagedProcess p : all) p.stop(Duration.ofSeconds(3));
+        deleteEtcdData();
     }
 
     @Override public void close() {
