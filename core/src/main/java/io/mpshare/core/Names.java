@@ -94,6 +94,12 @@ public final class Names {
     public static final String LABEL_TENANCY = ANNOTATION_PREFIX + "tenancy";
     public static final String TENANCY_TRUSTED = "trusted";
     public static final String TENANCY_STRICT = "strict";
+    /**
+     * Namespace annotation, set by the cluster admin (the same trust as {@link #LABEL_TENANCY}): the one non-root UID
+     * the namespace's shared-GPU pods run as, and that no other namespace's may. MPS lets a client terminate any other
+     * client of its UID, so the UID is the tenant boundary (docs/decisions/tenant-isolation.md).
+     */
+    public static final String ANN_CLIENT_UID = ANNOTATION_PREFIX + "client-uid";
     /** An init container's {@code restartPolicy} that makes it a native sidecar (runs beside the app containers). */
     public static final String RESTART_POLICY_ALWAYS = "Always";
     /** The kube-scheduler profile name pods are steered to when they ask for shared GPUs. */

@@ -8,7 +8,10 @@ import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponseBuilder;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReviewBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.mpshare.admission.cluster.ClientUidLookup;
 import io.mpshare.core.Names;
+import io.mpshare.core.validation.ClientUid;
+import io.mpshare.core.validation.ClientUidRules;
 import io.mpshare.core.validation.PodValidator;
 import io.mpshare.core.validation.PodView;
 import io.mpshare.core.validation.Tenancy;
@@ -28,7 +31,9 @@ import java.util.function.Supplier;
  * Answers AdmissionReviews for pods: {@link #validate} denies with every broken rule listed (a pod CREATE, or an
  * UPDATE of {@code pods/ephemeralcontainers}), {@link #mutate} steers shared-GPU pods to the mpshare scheduler and,
  * with {@link SecurityDefaults}, makes them run as a non-root UID in strict namespaces. The namespace's
- * {@link Tenancy} is the caller's: the webhook configuration picks the path by the namespace's label.
+ * {@link Tenancy} is the caller's: the webhook configuration picks the path by the namespace's label. With a
+ * {@link ClientUidLookup}, strict namespaces also follow {@link ClientUidRules}: a namespace bound to a client UID has it
+ * set where a shared-GPU pod sets none, and refused where it says another.
  * Anything that is not a pod is allowed untouched.
  */
 public final class PodAdmission {
@@ -41,6 +46,7 @@ public final class PodAdmission {
     private final String schedulerName;
     private final KubernetesSerialization json;
     private final Optional<SecurityDefaults> defaults;
+    private final Optional<ClientUidLookup> clientUids;
 
     /**
      * @param largestGpuMib the cluster's largest GPU, asked once per review (empty: unknown)
@@ -49,11 +55,18 @@ public final class PodAdmission {
      */
     public PodAdmission(PodValidator validator, Supplier<OptionalLong> largestGpuMib, String schedulerName, KubernetesSerialization json,
                         Optional<SecurityDefaults> defaults) {
+        this(validator, largestGpuMib, schedulerName, json, defaults, Optional.empty());
+    }
+
+    /** @param clientUids the namespaces' client-UID bindings, or empty to leave UIDs to the pods (no binding rules, no warning) */
+    public PodAdmission(PodValidator validator, Supplier<OptionalLong> largestGpuMib, String schedulerName, KubernetesSerialization json,
+                        Optional<SecurityDefaults> defaults, Optional<ClientUidLookup> clientUids) {
         this.validator = validator;
         this.largestGpuMib = largestGpuMib;
         this.schedulerName = schedulerName == null ? "" : schedulerName;
         this.json = json;
         this.defaults = defaults;
+        this.clientUids = clientUids;
     }
 
     public PodAdmission(PodValidator validator, Supplier<OptionalLong> largestGpuMib, String schedulerName, KubernetesSerialization json) {
@@ -74,8 +87,10 @@ public final class PodAdmission {
         PodView pod = PodViews.of(obj, req.getNamespace());
         boolean ephemeral = EPHEMERAL_SUBRESOURCE.equals(req.getSubResource());
         if (!ephemeral && !creates(req)) return answer(allowed(req).build());
-        List<Violation> violations = ephemeral ? validator.validateEphemeral(pod, tenancy) : validator.validate(pod, largestGpuMib.get(), tenancy);
-        if (violations.isEmpty()) return answer(allowed(req).withWarnings(ephemeral ? List.of() : PodValidator.warnings(pod, tenancy)).build());
+        List<Violation> violations = new ArrayList<>(ephemeral ? validator.validateEphemeral(pod, tenancy) : validator.validate(pod, largestGpuMib.get(), tenancy));
+        ClientUid own = clientUids.map(l -> l.of(pod.namespace())).orElse(null);
+        if (own != null) violations.addAll(ClientUidRules.violations(pod, tenancy, own, clientUids.get()::claimants, ephemeral));
+        if (violations.isEmpty()) return answer(allowed(req).withWarnings(ephemeral ? List.of() : warnings(pod, tenancy, own)).build());
         return answer(allowed(req).withAllowed(false)
                 .withStatus(new StatusBuilder().withCode(403).withReason("Forbidden").withMessage(message(pod, violations, tenancy)).build())
                 .build());
@@ -99,11 +114,24 @@ public final class PodAdmission {
             op.put("value", schedulerName);
             ops.add(op);
         }
-        if (tenancy == Tenancy.STRICT && defaults.isPresent() && obj.getSpec() != null) ops.addAll(defaults.get().ops(obj));
+        Optional<SecurityDefaults> user = tenancy != Tenancy.STRICT ? Optional.empty() : bound(pod.namespace()).or(() -> defaults);
+        if (user.isPresent() && obj.getSpec() != null) ops.addAll(user.get().ops(obj));
         if (ops.isEmpty()) return answer(allowed(req).build());
         String patch = json.asJson(ops);
         return answer(allowed(req).withPatchType("JSONPatch")
                 .withPatch(Base64.getEncoder().encodeToString(patch.getBytes(StandardCharsets.UTF_8))).build());
+    }
+
+    /** The namespace's client UID as the user to set (its group the same number), when it is bound to one. */
+    private Optional<SecurityDefaults> bound(String namespace) {
+        return clientUids.map(l -> l.of(namespace)).filter(u -> u instanceof ClientUid.Bound)
+                .map(u -> new SecurityDefaults(((ClientUid.Bound) u).uid(), ((ClientUid.Bound) u).uid()));
+    }
+
+    private static List<String> warnings(PodView pod, Tenancy tenancy, ClientUid own) {
+        List<String> out = new ArrayList<>(PodValidator.warnings(pod, tenancy));
+        if (own != null) out.addAll(ClientUidRules.warnings(pod, tenancy, own));
+        return out;
     }
 
     /** {@link #message(PodView, List, Tenancy)} for a strict namespace. */

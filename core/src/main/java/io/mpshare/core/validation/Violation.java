@@ -47,6 +47,11 @@ public record Violation(Rule rule, String container, String message) {
         CAPABILITIES,
         /** {@code procMount: Unmasked}. */
         PROC_MOUNT,
+        /**
+         * A shared-GPU pod of a strict namespace that runs as another UID than the namespace's {@code mpshare.io/client-uid},
+         * as a UID another namespace has claimed, or in a namespace whose annotation cannot be read.
+         */
+        CLIENT_UID,
         /** A shared-GPU pod created with spec.nodeName: it would bypass the extender's booking. */
         NODE_NAME,
         /** A shared-GPU pod for a scheduler that does not call mpshare's extender. */
