@@ -50,9 +50,9 @@ class SupervisorSocketIT {
         ProcessMpsControl control = new ProcessMpsControl(new ProcessMpsControl.Config(bin, pipe, config.logDir(), Duration.ofSeconds(5)));
         SupervisorMetrics metrics = new SupervisorMetrics(Colour.GREEN);
         supervisor = new MpsSupervisor(config, ProcessMpsControl.foregroundLauncher(bin), control, executor, InstantSource.system(), metrics);
-        server = new SupervisorSocketServer(supervisor, metrics, Colour.GREEN.supervisorSocket(run), Duration.ofMillis(300),
+        server = new SupervisorSocketServer(supervisor, metrics, Colour.GREEN.supervisorSocket(run), Duration.ofSeconds(1),
                 SupervisorSocketServer.DEFAULT_BUSY_LIMIT).start();
-        client = SupervisorStatusClient.forColourSocket(Colour.GREEN, run, Duration.ofSeconds(5));
+        client = SupervisorStatusClient.forColourSocket(Colour.GREEN, run, Duration.ofSeconds(30));
     }
 
     @AfterEach void tearDown() {

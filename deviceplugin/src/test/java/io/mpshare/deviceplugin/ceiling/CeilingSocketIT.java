@@ -59,7 +59,7 @@ class CeilingSocketIT {
     }
 
     @Test void reconcile_overTheSockets_bothColours_allocationAndRelease() {
-        CeilingController controller = new CeilingController(INV, MemoryUnit.GIB, CeilingController.socketTargets(run, Duration.ofSeconds(5)));
+        CeilingController controller = new CeilingController(INV, MemoryUnit.GIB, CeilingController.socketTargets(run, Duration.ofSeconds(30)));
         var pod = TestPods.pod("a").uid("uid-a").mem("main", 7).on("node-1").placed(INV, 1).build();
         controller.upserted(pod);
         var round = controller.reconcile();
