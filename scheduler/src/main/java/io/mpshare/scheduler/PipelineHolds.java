@@ -32,11 +32,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *     it to the node kube-scheduler chose, or releases it on failure). An unclaimed hold is released after
  *     {@code ttl} by {@link #expire}, only if the ledger still holds exactly it.</li>
  * <li>Concurrency: the map is only an index of which ASSUMED bookings are holds; the ledger's per-pod,
- *     per-node atomic steps decide the bookings themselves. One narrow window is left: a bind that arrives just as
- *     its hold expires finds the booking (AlreadyPlaced) and then loses it to {@link #expire}; the binder books
- *     it again as BOUND once the Binding exists, without a fit check, so a pod that took the room in between
- *     would share it. It needs a bind later than the TTL (5 s after prioritize) and a competing pod in the same
- *     milliseconds.</li>
+ *     per-node atomic steps decide the bookings themselves. {@link #claim} and the release of one expired hold
+ *     hold this object's monitor, so a bind that arrives as its hold expires either claims it (no release) or
+ *     finds it released before its own assume (which then checks the fit afresh).</li>
  * </ul>
  */
 public final class PipelineHolds {
@@ -73,7 +71,7 @@ public final class PipelineHolds {
     }
 
     /** The bind of {@code pod} takes over its hold: true when there was one (the booking is then the binder's). */
-    public boolean claim(PodKey pod) { return held.remove(pod) != null; }
+    public synchronized boolean claim(PodKey pod) { return held.remove(pod) != null; }
 
     /** Releases holds older than the TTL whose booking is still exactly the hold; returns what was released. */
     public List<Allocation> expire() {
@@ -81,12 +79,14 @@ public final class PipelineHolds {
         List<Allocation> gone = new ArrayList<>();
         for (var e : held.entrySet()) {
             Allocation h = e.getValue();
-            if (!h.assumedAt().isBefore(cutoff) && !h.assumedAt().equals(cutoff)) continue;
-            if (!held.remove(e.getKey(), h)) continue; // claimed or renewed meanwhile
-            var now = engine.ledger().allocation(h.pod());
-            if (now.isPresent() && now.get().phase() == Phase.ASSUMED && now.get().samePlacement(h) && now.get().assumedAt().equals(h.assumedAt())) {
-                engine.ledger().release(h.pod());
-                gone.add(h);
+            if (h.assumedAt().isAfter(cutoff)) continue;
+            synchronized (this) { // against claim: released before a bind's assume, or claimed and kept
+                if (!held.remove(e.getKey(), h)) continue; // claimed or renewed meanwhile
+                var now = engine.ledger().allocation(h.pod());
+                if (now.isPresent() && now.get().phase() == Phase.ASSUMED && now.get().samePlacement(h) && now.get().assumedAt().equals(h.assumedAt())) {
+                    engine.ledger().release(h.pod());
+                    gone.add(h);
+                }
             }
         }
         return gone;
