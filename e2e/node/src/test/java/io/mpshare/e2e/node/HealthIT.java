@@ -31,8 +31,16 @@ class HealthIT {
         node.killDaemon();
         Duration unhealthy = Waits.until(Duration.ofSeconds(10), () -> log.lastHealthy(Names.RESOURCE_GPU_MEM, mark).orElse(-1) == 0,
                 () -> "kubelet saw no Unhealthy devices; plugin:\n" + node.devicePlugin().tail(10));
+        // a pod the extender places before the plugin's inventory patch reaches it is bound and then refused by kubelet
+        // ("no healthy devices present"): seen; this scenario is about pods the extender refuses, so it waits for the patch
+        Waits.until(Duration.ofSeconds(10), () -> "0".equals(node.api().nodes().withName(RealNode.NAME).get().getMetadata().getLabels()
+                .get(Names.NODE_LABEL_HEALTHY_GPUS)), () -> "the Node still says GPUs are healthy");
         ops.reporter("during-outage", 5);
         Waits.until(Duration.ofSeconds(30), () -> refused(ops.get("during-outage")), () -> ops.describe("during-outage"));
+        // the outage lasts until kubelet's node status update (every 10 s) has put it into allocatable, the case where
+        // kube-scheduler's own view of the node says "no room" too; a shorter outage may or may not reach it
+        Waits.until(Duration.ofSeconds(30), () -> node.allocatable(Names.RESOURCE_GPU_MEM) == 0,
+                () -> "allocatable " + node.allocatable(Names.RESOURCE_GPU_MEM));
         long back = log.mark();
         node.breakDaemonStarts(false);
         Duration healthyAgain = Waits.until(Duration.ofSeconds(90), () -> log.lastHealthy(Names.RESOURCE_GPU_MEM, back).orElse(-1) == ALL,
