@@ -12,6 +12,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "mpshare", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "GPU sharing with memory isolation through NVIDIA MPS.",
+        exitCodeListHeading = "%nExit codes (every subcommand; docs/cli.md):%n",
+        exitCodeList = {"0:done", "1:a file, the API server, kubelet, NVML or the MPS daemon cannot be used or reached",
+                "2:usage: an unknown option or a refused value"},
         subcommands = {
                 // subcommands: keep one per line, alphabetical
                 DevicePluginCommand.class,

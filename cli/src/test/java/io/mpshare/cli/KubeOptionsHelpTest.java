@@ -27,6 +27,11 @@ class KubeOptionsHelpTest {
         assertThat(help(sub)).doesNotContain("--kubeconfig");
     }
 
+    @org.junit.jupiter.api.Test void help_top_listsTheSharedExitCodes() {
+        String help = new CommandLine(new MpshareCommand()).getUsageMessage(CommandLine.Help.Ansi.OFF);
+        assertThat(help).contains("Exit codes (every subcommand; docs/cli.md):", "0   done", "2   usage");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"--fake-gpus=MIB[,MIB...]", "--fake-gpu-model=NAME", "12036,16384,81559"})
     void help_devicePlugin_showsFakeGpus(String text) {
