@@ -54,7 +54,7 @@ public final class MpsControlCommand implements Callable<Integer> {
             + "anything in that network namespace can then change ceilings") int statusPort;
     @Option(names = "--command-timeout-seconds", defaultValue = "10", description = "timeout of one control command (default ${DEFAULT-VALUE})") int commandTimeout;
     @Option(names = "--backoff-max-seconds", defaultValue = "60", description = "longest wait between restarts (default ${DEFAULT-VALUE})") int backoffMax;
-    @Option(names = "--health-interval-seconds", defaultValue = "5", description = "how often servers and clients are read; a daemon's exit is seen at once regardless (default ${DEFAULT-VALUE})") int healthInterval;
+    @Option(names = "--health-interval-seconds", defaultValue = "1", description = "how often servers, clients and server ceilings are read (a changed ceiling is put back); a daemon's exit is seen at once regardless (default ${DEFAULT-VALUE})") int healthInterval;
     @Option(names = "--force-quit", description = "on SIGTERM, quit the daemon even while clients are connected (they fail)") boolean forceQuit;
     @Option(names = "--drain-wait-seconds", defaultValue = "20", description = "on SIGTERM, how long to wait for connected clients to leave before giving up (default ${DEFAULT-VALUE})") int drainWait;
 

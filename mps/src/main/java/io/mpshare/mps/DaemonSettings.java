@@ -27,6 +27,31 @@ final class DaemonSettings {
         }
     }
 
+    /**
+     * Reads each running server's ceiling back and puts back any that differ from what the supervisor set. A client
+     * of a server's own UID may change that server's ceiling (measured on the H200, driver 580: the daemon answers
+     * {@code set_device_pinned_mem_limit <server> ...} from the server's UID though it refuses the default and
+     * {@code quit}); a new client of that server would then connect under the raised cap.
+     *
+     * @return one line per ceiling put back, naming the server, the GPU and the value found
+     */
+    List<String> restoreCeilings(java.util.Map<Integer, Long> ceilings) {
+        List<String> restored = new ArrayList<>();
+        for (long server : control.serverPids()) {
+            for (var c : ceilings.entrySet()) {
+                try {
+                    long found = control.serverPinnedMemLimit(server, c.getKey());
+                    if (found == c.getValue()) continue;
+                    control.setServerPinnedMemLimit(server, c.getKey(), c.getValue());
+                    restored.add("server " + server + " GPU " + c.getKey() + ": " + (found < 0 ? "none" : found + " MiB") + " -> " + c.getValue() + " MiB");
+                } catch (MpsException e) {
+                    if (e.reason() != Reason.SERVER_NOT_FOUND) throw e;
+                }
+            }
+        }
+        return restored;
+    }
+
     void applyThreadPercentage(int percent) { control.setDefaultActiveThreadPercentage(percent); }
 
     /** The running servers and their clients; a server that exits while being read is left out. */

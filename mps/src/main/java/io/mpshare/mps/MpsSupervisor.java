@@ -43,6 +43,8 @@ import java.util.logging.Logger;
  * ({@code set_device_pinned_mem_limit} on each server, {@code set_default_device_pinned_mem_limit} for
  * future ones); the supervisor never restarts the daemon to change a setting. (4) A desired ceiling the
  * daemon refused stays in {@code ceilingsPending} and is retried each health check and after each start.
+ * (5) Each health check reads every server's ceiling back and puts back one that was changed: the daemon
+ * takes {@code set_device_pinned_mem_limit} for a server from that server's own UID.
  *
  * <p><b>Concurrency.</b> All state is confined to one thread: the single-threaded
  * {@link ScheduledExecutorService} given in. Public methods submit work to it and return futures; the
@@ -245,12 +247,24 @@ public final class MpsSupervisor {
 
     // ---- running ----
 
+    /** (5) A server ceiling changed behind the supervisor's back (a client of that server's UID can) is put back at each health check. */
+    private void restoreChangedCeilings() {
+        Map<Integer, Long> applied = new TreeMap<>(ceilings);
+        pending.forEach(applied::remove);
+        for (String r : settings.restoreCeilings(applied)) {
+            metrics.ceilingRestored();
+            LOG.warning(() -> "server ceiling changed outside the supervisor, put back: " + r
+                    + " (a client running as that server's UID sent set_device_pinned_mem_limit)");
+        }
+    }
+
     private void healthCheck(int g) {
         if (g != generation || phase != Phase.UP) return;
         try {
             servers = settings.readServers();
             missedHealthChecks = 0;
             for (int device : List.copyOf(pending)) applyCeiling(device, ceilings.get(device));
+            restoreChangedCeilings();
         } catch (MpsException e) {
             failed("health check: " + e.getMessage());
             if ((e.reason() == Reason.DAEMON_DOWN || e.reason() == Reason.TIMEOUT) && ++missedHealthChecks >= config.maxMissedHealthChecks()) {

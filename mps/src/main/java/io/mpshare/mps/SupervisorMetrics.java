@@ -19,6 +19,7 @@ public final class SupervisorMetrics {
     private final Gauge up;
     private final Counter restarts;
     private final Counter ceilingChanges;
+    private final Counter ceilingRestores;
     private final String colour;
 
     public SupervisorMetrics(Colour colour) {
@@ -29,6 +30,9 @@ public final class SupervisorMetrics {
                 .help("starts of the MPS control daemon after the first").labelNames("colour").register(registry);
         ceilingChanges = Counter.builder().name("mpshare_mps_ceiling_changes_total")
                 .help("per-GPU pinned memory ceiling changes applied without restarting the daemon").labelNames("colour").register(registry);
+        ceilingRestores = Counter.builder().name("mpshare_mps_ceiling_restores_total")
+                .help("server ceilings found changed outside the supervisor (by a client of that server's UID) and put back").labelNames("colour").register(registry);
+        ceilingRestores.labelValues(this.colour).inc(0);
         up.labelValues(this.colour).set(0);
         restarts.labelValues(this.colour).inc(0);
         ceilingChanges.labelValues(this.colour).inc(0);
@@ -39,6 +43,8 @@ public final class SupervisorMetrics {
     void restarted() { restarts.labelValues(colour).inc(); }
 
     void ceilingChanged() { ceilingChanges.labelValues(colour).inc(); }
+
+    void ceilingRestored() { ceilingRestores.labelValues(colour).inc(); }
 
     public String contentType() { return writer.getContentType(); }
 

@@ -209,6 +209,25 @@ class MpsSupervisorTest {
         assertThat(mps.defaultLimits()).containsEntry(1, 4096L);
     }
 
+    /** Regression, H200 2026-12-01: a UID-1000 client raised its own server's ceiling to 100G and the next client got it. */
+    @Test void healthCheck_serverCeilingRaisedByAClient_putBack() {
+        startAndSettle();
+        long server = mps.connectClient(4242);
+        clock.advance(config.healthInterval());
+        mps.setServerPinnedMemLimit(server, 0, 102400); // what the tenant's set_device_pinned_mem_limit does
+        mps.clearCommands();
+
+        clock.advance(config.healthInterval());
+
+        assertThat(mps.serverPinnedMemLimit(server, 0)).isEqualTo(8192);
+        assertThat(mps.commands()).contains("set_device_pinned_mem_limit " + server + " 0 8192M");
+        assertThat(launcher.starts()).hasSize(1);
+        assertThat(metricsText()).contains("mpshare_mps_ceiling_restores_total{colour=\"blue\"} 1.0");
+        mps.clearCommands();
+        clock.advance(config.healthInterval());
+        assertThat(mps.commands()).noneMatch(c -> c.startsWith("set_device_pinned_mem_limit")); // nothing changed: nothing set
+    }
+
     @Test void healthCheck_readsServersAndClients() {
         startAndSettle();
         long server = mps.connectClient(4242);
