@@ -23,7 +23,7 @@ import java.util.logging.Logger;
  * HTTPS endpoint of the webhook (JDK {@code HttpsServer}): {@code POST /validate} and {@code POST /mutate} take
  * an AdmissionReview v1 and answer one for a strict namespace, {@code /validate/trusted} and {@code /mutate/trusted}
  * for a trusted one (the webhook configuration chooses by the namespace's {@code mpshare.io/tenancy} label, so the
- * webhook never reads namespaces); {@code GET /healthz} answers "ok" for the probes. Any other path under
+ * tenancy never depends on the webhook's view of the namespaces); {@code GET /healthz} answers "ok" for the probes. Any other path under
  * {@code /validate} is judged strictly.
  *
  * <p>A review that cannot be read gets 400 with the reason: kube-apiserver then applies the webhook's failure

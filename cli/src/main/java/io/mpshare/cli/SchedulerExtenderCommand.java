@@ -28,7 +28,9 @@ import java.util.concurrent.CountDownLatch;
 public final class SchedulerExtenderCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "" + Names.EXTENDER_PORT, description = "HTTP port (default ${DEFAULT-VALUE})") int port;
     @Option(names = "--policy", defaultValue = SchedulerExtender.DEFAULT_POLICY, description = "GPU placement: fragmentation (least expected GPU fragmentation for the task mix learned from recent pods), binpack (best fit) or spread (default ${DEFAULT-VALUE})") String policy;
-    @Option(names = "--uid-rule", description = "refuse nodes whose MPS daemon serves another known runAsUser (MPS runs one UID at a time)") boolean uidRule;
+    @Option(names = "--uid-rule", negatable = true, defaultValue = "true", fallbackValue = "true", arity = "0..1",
+            description = "refuse nodes whose MPS daemon serves another known runAsUser (MPS runs one UID at a time; pods of unknown UID are not judged);"
+                    + " on by default, --no-uid-rule or --uid-rule=false turns it off") boolean uidRule;
     @Option(names = "--gpu-mem-unit", defaultValue = "GiB", description = "unit of " + Names.RESOURCE_GPU_MEM + ": GiB or MiB (default ${DEFAULT-VALUE})") String unit;
     @Option(names = "--context-reserve-mib", defaultValue = "" + Names.DEFAULT_CONTEXT_RESERVE_MIB, description = "CUDA context reserve per container per GPU (default ${DEFAULT-VALUE})") long reserveMib;
     @Option(names = "--assume-ttl", defaultValue = "PT5M", description = "keep an unconfirmed booking this long before it may expire, ISO-8601 (default ${DEFAULT-VALUE})") Duration assumeTtl;

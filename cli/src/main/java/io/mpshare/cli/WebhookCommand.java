@@ -5,7 +5,9 @@ import io.mpshare.cli.kube.KubeConnector;
 import io.mpshare.cli.kube.KubeOptions;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.mpshare.admission.WebhookServer;
+import io.mpshare.admission.cluster.ClientUidLookup;
 import io.mpshare.admission.cluster.LargestGpu;
+import io.mpshare.admission.cluster.NamespaceClientUids;
 import io.mpshare.admission.review.PodAdmission;
 import io.mpshare.admission.review.SecurityDefaults;
 import io.mpshare.admission.tls.CaBundlePatcher;
@@ -65,6 +67,8 @@ public final class WebhookCommand implements Callable<Integer> {
     @Option(names = "--accepted-scheduler", description = "schedulerName whose scheduler calls mpshare's extender (repeatable); shared-GPU pods for any other are refused. None given: not checked") List<String> acceptedSchedulers = new ArrayList<>();
     @Option(names = "--default-run-as-user", defaultValue = "0", description = "in strict namespaces, set this runAsUser (and runAsNonRoot, allowPrivilegeEscalation: false) on shared-GPU pods that set none; 0 leaves them to be refused") long defaultRunAsUser;
     @Option(names = "--default-run-as-group", defaultValue = "-1", description = "runAsGroup set with --default-run-as-user (default: the same number)") long defaultRunAsGroup;
+    @Option(names = "--client-uids", negatable = true, defaultValue = "true", fallbackValue = "true", arity = "0..1",
+            description = "watch namespaces' " + Names.ANN_CLIENT_UID + " (a UID belongs to one namespace; strict namespaces only); --no-client-uids leaves UIDs to the pods") boolean clientUids;
     @Option(names = "--threads", defaultValue = "8", description = "request threads (default ${DEFAULT-VALUE})") int threads;
     @Mixin KubeOptions kube;
     @Option(names = "--reconcile-seconds", defaultValue = "60", description = "how often the caBundle and mounted certificate are checked (default ${DEFAULT-VALUE})") int reconcileSeconds;
@@ -75,7 +79,10 @@ public final class WebhookCommand implements Callable<Integer> {
         Set<String> allowedNs = new HashSet<>(allowed);
         allowedNs.add(ns);
         MemoryUnit memUnit = MemoryUnit.parse(unit);
-        boolean needsApi = certFile == null || largestGpuMib <= 0 || !mutating.isEmpty() || !validating.isEmpty();
+        boolean needsApi = certFile == null || largestGpuMib <= 0 || clientUids || !mutating.isEmpty() || !validating.isEmpty();
+        // local files first: a missing mounted certificate is one line before any API call (CliErrorsIT)
+        MountedCertificate mounted = certFile == null ? null : new MountedCertificate(certFile, keyFile, caFile);
+        ServingCertificate mountedCert = mounted == null ? null : mounted.load();
         try (KubernetesClient client = needsApi ? KubeConnector.system().connect(kube) : null;
              var scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("webhook-reconcile").factory());
              var requests = Executors.newFixedThreadPool(threads, Thread.ofPlatform().daemon().name("webhook-", 0).factory())) {
@@ -86,15 +93,21 @@ public final class WebhookCommand implements Callable<Integer> {
                 client.nodes().withLabel(Names.NODE_LABEL_SCHEDULE, Names.NODE_LABEL_SCHEDULE_MPS).inform(watcher, 0);
                 largest = watcher;
             }
-            MountedCertificate mounted = certFile == null ? null : new MountedCertificate(certFile, keyFile, caFile);
-            ServingCertificate cert = mounted != null ? mounted.load()
+            Optional<ClientUidLookup> uids = Optional.empty();
+            if (clientUids) {
+                NamespaceClientUids watcher = new NamespaceClientUids();
+                // inform returns once the first list is in; its handler events may still be queued, so apply the list here too
+                client.namespaces().inform(watcher, 0).getStore().list().forEach(watcher::onAdd);
+                uids = Optional.of(watcher);
+            }
+            ServingCertificate cert = mountedCert != null ? mountedCert
                     : new SecretCertificateStore(client, ns, tlsSecret, SelfSigned.serviceDnsNames(service, ns), InstantSource.system(),
                     Duration.ofDays(3650), Duration.ofDays(30)).obtain();
             KubernetesSerialization json = client != null ? client.getKubernetesSerialization() : new KubernetesSerialization();
             var rules = new AdmissionRules(allowedNs, memUnit, reserveMib, Set.copyOf(acceptedSchedulers));
             var defaults = defaultRunAsUser <= 0 ? Optional.<SecurityDefaults>empty()
                     : Optional.of(new SecurityDefaults(defaultRunAsUser, defaultRunAsGroup < 0 ? defaultRunAsUser : defaultRunAsGroup));
-            var admission = new PodAdmission(new PodValidator(rules), largest, schedulerName, json, defaults);
+            var admission = new PodAdmission(new PodValidator(rules), largest, schedulerName, json, defaults, uids);
             var patcher = client == null ? null : new CaBundlePatcher(client, mutating, validating, service, ns);
             if (patcher != null) patcher.patch(cert.caPem());
             WebhookServer server = new WebhookServer(new InetSocketAddress(port), cert.sslContext(), admission, requests, json);

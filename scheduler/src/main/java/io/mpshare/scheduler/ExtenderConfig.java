@@ -55,7 +55,7 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
     }
 
     public static ExtenderConfig defaults() {
-        return new ExtenderConfig(Names.EXTENDER_PORT, MemoryUnit.GIB, Names.DEFAULT_CONTEXT_RESERVE_MIB, SchedulerExtender.DEFAULT_POLICY, false,
+        return new ExtenderConfig(Names.EXTENDER_PORT, MemoryUnit.GIB, Names.DEFAULT_CONTEXT_RESERVE_MIB, SchedulerExtender.DEFAULT_POLICY, true,
                 Duration.ofMinutes(5), Duration.ofSeconds(30), 5, Runtime.getRuntime().availableProcessors());
     }
 

@@ -11,4 +11,7 @@ public interface ClientUidLookup {
 
     /** The namespaces bound to {@code uid}, empty when none. */
     Set<String> claimants(long uid);
+
+    /** Some namespace is bound to a UID. */
+    boolean anyBound();
 }

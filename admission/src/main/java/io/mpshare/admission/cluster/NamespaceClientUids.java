@@ -24,6 +24,8 @@ public final class NamespaceClientUids implements ResourceEventHandler<Namespace
 
     @Override public Set<String> claimants(long uid) { return byUid.getOrDefault(uid, Set.of()); }
 
+    @Override public boolean anyBound() { return !byUid.isEmpty(); }
+
     @Override public void onAdd(Namespace ns) { update(ns); }
 
     @Override public void onUpdate(Namespace old, Namespace ns) { update(ns); }

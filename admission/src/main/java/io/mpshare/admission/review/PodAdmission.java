@@ -89,7 +89,7 @@ public final class PodAdmission {
         if (!ephemeral && !creates(req)) return answer(allowed(req).build());
         List<Violation> violations = new ArrayList<>(ephemeral ? validator.validateEphemeral(pod, tenancy) : validator.validate(pod, largestGpuMib.get(), tenancy));
         ClientUid own = clientUids.map(l -> l.of(pod.namespace())).orElse(null);
-        if (own != null) violations.addAll(ClientUidRules.violations(pod, tenancy, own, clientUids.get()::claimants, ephemeral));
+        if (own != null) violations.addAll(ClientUidRules.violations(pod, tenancy, own, clientUids.get()::claimants, clientUids.get().anyBound(), ephemeral));
         if (violations.isEmpty()) return answer(allowed(req).withWarnings(ephemeral ? List.of() : warnings(pod, tenancy, own)).build());
         return answer(allowed(req).withAllowed(false)
                 .withStatus(new StatusBuilder().withCode(403).withReason("Forbidden").withMessage(message(pod, violations, tenancy)).build())

@@ -26,6 +26,7 @@ class NamespaceClientUidsTest {
         assertThat(uids.of("never-seen")).isEqualTo(ClientUid.UNBOUND);
         assertThat(uids.claimants(1000)).containsExactly("team-a");
         assertThat(uids.claimants(2000)).isEmpty();
+        assertThat(uids.anyBound()).isTrue();
     }
 
     @Test
@@ -54,5 +55,7 @@ class NamespaceClientUidsTest {
         uids.onDelete(ns("team-a", "1000"), false);
         assertThat(uids.claimants(1000)).containsExactly("team-x");
         assertThat(uids.of("team-a")).isEqualTo(ClientUid.UNBOUND);
+        uids.onDelete(ns("team-x", "1000"), false);
+        assertThat(uids.anyBound()).isFalse();
     }
 }

@@ -42,6 +42,7 @@ class ClientUidAdmissionTest {
         FakeLookup bind(String ns, long uid) { byNs.put(ns, new ClientUid.Bound(uid)); return this; }
         FakeLookup invalid(String ns, String text) { byNs.put(ns, new ClientUid.Invalid(text)); return this; }
         @Override public ClientUid of(String namespace) { return byNs.getOrDefault(namespace, ClientUid.UNBOUND); }
+        @Override public boolean anyBound() { return byNs.values().stream().anyMatch(u -> u instanceof ClientUid.Bound); }
         @Override public Set<String> claimants(long uid) {
             Set<String> s = new HashSet<>();
             byNs.forEach((ns, u) -> { if (u instanceof ClientUid.Bound(long b) && b == uid) s.add(ns); });
@@ -121,6 +122,13 @@ class ClientUidAdmissionTest {
         assertThat(resp.getAllowed()).isTrue();
         assertThat(resp.getWarnings()).anySatisfy(w -> assertThat(w)
                 .contains("namespace team-c has no mpshare.io/client-uid", "can terminate this pod's GPU clients"));
+    }
+
+    @Test
+    void validate_unboundNamespaceImagesUser_refusedWhileSomeUidIsBound() {
+        var resp = admission.validate(create(gpuPod("team-c", null)), Tenancy.STRICT).getResponse();
+        assertThat(resp.getAllowed()).isFalse();
+        assertThat(resp.getStatus().getMessage()).contains("sets no runAsUser, so it runs as its image's user");
     }
 
     @Test

@@ -25,9 +25,12 @@ public final class ClientUidRules {
     /**
      * @param own           the binding of the pod's namespace
      * @param claimants     the namespaces bound to a UID (empty when none)
+     * @param someUidBound  some namespace of the cluster is bound to a UID: a container of unknown UID (its image's user)
+     *                      could then run as it, so in an unbound namespace it must say its UID
      * @param ephemeralOnly judge only the ephemeral containers (an UPDATE of {@code pods/ephemeralcontainers})
      */
-    public static List<Violation> violations(PodView pod, Tenancy tenancy, ClientUid own, LongFunction<Set<String>> claimants, boolean ephemeralOnly) {
+    public static List<Violation> violations(PodView pod, Tenancy tenancy, ClientUid own, LongFunction<Set<String>> claimants, boolean someUidBound,
+                                             boolean ephemeralOnly) {
         List<Violation> out = new ArrayList<>();
         if (tenancy != Tenancy.STRICT || !PodValidator.asksSharedGpu(pod)) return out;
         switch (own) {
@@ -35,7 +38,7 @@ public final class ClientUidRules {
                     + Names.ANN_CLIENT_UID + "=\"" + text + "\", which is not a UID from 1 to " + ClientUid.MAX_UID
                     + ": ask the cluster admin to set one (kubectl annotate --overwrite namespace " + pod.namespace() + " " + Names.ANN_CLIENT_UID + "=<UID>)"));
             case ClientUid.Bound(long uid) -> bound(pod, uid, ephemeralOnly, out);
-            case ClientUid.Unbound u -> claimedElsewhere(pod, claimants, ephemeralOnly, out);
+            case ClientUid.Unbound u -> claimedElsewhere(pod, claimants, someUidBound, ephemeralOnly, out);
         }
         return out;
     }
@@ -66,10 +69,18 @@ public final class ClientUidRules {
         }
     }
 
-    private static void claimedElsewhere(PodView pod, LongFunction<Set<String>> claimants, boolean ephemeralOnly, List<Violation> out) {
+    private static void claimedElsewhere(PodView pod, LongFunction<Set<String>> claimants, boolean someUidBound, boolean ephemeralOnly,
+                                         List<Violation> out) {
         Set<Long> seen = new HashSet<>();
+        boolean unknownReported = false;
         for (ContainerView c : judged(pod, ephemeralOnly)) {
             Long eff = c.security().runAsUser() != null ? c.security().runAsUser() : pod.security().runAsUser();
+            if (eff == null && someUidBound && !unknownReported && TenancyRules.rootReason(pod, c) == null) {
+                unknownReported = true; // root without a UID is the ROOT rule's
+                out.add(new Violation(Rule.CLIENT_UID, c.name(), c.describe() + " sets no runAsUser, so it runs as its image's user, which"
+                        + " could be a UID bound to another namespace (annotation " + Names.ANN_CLIENT_UID + "): set securityContext.runAsUser"
+                        + " to a UID no other namespace is bound to"));
+            }
             if (eff == null || eff == 0 || !seen.add(eff)) continue;
             TreeSet<String> others = new TreeSet<>(claimants.apply(eff));
             others.remove(pod.namespace());

@@ -21,7 +21,10 @@ class ClientUidRulesTest {
     private static final LongFunction<Set<String>> CLAIMANTS = uid -> CLAIMS.getOrDefault(uid, Set.of());
     private static final ClientUid A = new ClientUid.Bound(1000);
 
-    record Case(String name, PodView pod, Tenancy tenancy, ClientUid own, boolean ephemeralOnly, List<String> says) {
+    record Case(String name, PodView pod, Tenancy tenancy, ClientUid own, boolean ephemeralOnly, List<String> says, boolean someBound) {
+        Case(String name, PodView pod, Tenancy tenancy, ClientUid own, boolean ephemeralOnly, List<String> says) {
+            this(name, pod, tenancy, own, ephemeralOnly, says, true);
+        }
         @Override public String toString() { return name; }
     }
 
@@ -41,7 +44,11 @@ class ClientUidRulesTest {
                         "UID 2000 belongs to namespace team-b (annotation mpshare.io/client-uid), and MPS lets a client terminate any client of its UID: run container main as another UID"),
                 bad("unbound, a sidecar runs as the claimed UID", gpu(c("main").mem("4"), c("side").uid(1000L)).ns("team-c"), ClientUid.UNBOUND, "UID 1000 belongs to namespace team-a"),
                 ok("unbound, an unclaimed UID", gpu().ns("team-c").podSecurity(5000L, true), ClientUid.UNBOUND),
-                ok("unbound, no runAsUser (the image's user: not judged here)", gpu().ns("team-c").podSecurity(null, true), ClientUid.UNBOUND),
+                bad("unbound, no runAsUser while some UID is bound: the image's user could be it", gpu().ns("team-c").podSecurity(null, true), ClientUid.UNBOUND,
+                        "container main sets no runAsUser, so it runs as its image's user, which could be a UID bound to another namespace"),
+                new Case("unbound, no runAsUser and no UID bound anywhere: as before", gpu().ns("team-c").podSecurity(null, true).view(), Tenancy.STRICT,
+                        ClientUid.UNBOUND, false, List.of(), false),
+                ok("unbound, root without a UID is left to the ROOT rule", gpu().ns("team-c").podSecurity(null, null), ClientUid.UNBOUND),
                 ok("bound to a UID another namespace also claims (the admin's choice)", gpu().ns("team-x").podSecurity(1000L, true), A),
                 bad("invalid annotation refuses every shared-GPU pod", gpu(), new ClientUid.Invalid("root"),
                         "namespace team-a has annotation mpshare.io/client-uid=\"root\", which is not a UID from 1 to 2147483647: ask the cluster admin"),
@@ -58,7 +65,7 @@ class ClientUidRulesTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void violations_table(Case c) {
-        List<Violation> got = ClientUidRules.violations(c.pod(), c.tenancy(), c.own(), CLAIMANTS, c.ephemeralOnly());
+        List<Violation> got = ClientUidRules.violations(c.pod(), c.tenancy(), c.own(), CLAIMANTS, c.someBound(), c.ephemeralOnly());
         assertThat(got).allSatisfy(v -> assertThat(v.rule()).isEqualTo(Violation.Rule.CLIENT_UID));
         assertThat(got).hasSize(c.says().size());
         for (int i = 0; i < c.says().size(); i++) assertThat(got.get(i).message()).contains(c.says().get(i));
