@@ -56,6 +56,7 @@ public final class Webhooks {
             else if (a.startsWith("--scheduler-name=")) a = "--scheduler-name=" + schedulerName;
             cmd.add(a);
         }
+        cmd.add("--accepted-scheduler=" + schedulerName); // the chart accepts its own profile; this one is the test's
         cmd.addAll(List.of("--tls-cert-file=" + cp.pki().certFile(certName), "--tls-key-file=" + cp.pki().keyFile(certName),
                 "--tls-ca-file=" + cp.pki().caFile()));
         Path kubeconfig = cp.kubeconfigForServiceAccount(ChartDeployment.NAMESPACE, account);
