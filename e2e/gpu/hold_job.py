@@ -17,7 +17,7 @@ hold_s = float(sys.argv[3]) if len(sys.argv) > 3 else 2.0
 
 
 def say(*a):
-    print(f"job {name}", *a, flush=True)
+    print(f"job {name}", *a, f"@{time.time():.3f}", flush=True)
 
 
 def first_line(e):

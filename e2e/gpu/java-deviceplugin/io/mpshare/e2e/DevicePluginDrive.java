@@ -39,10 +39,13 @@ import java.util.function.Predicate;
  * status file under RUN_DIR as daemon probe), plus a timed daemon kill seen through ListAndWatch.
  *
  * <pre>
- * java -cp '.device/lib/*:.device/dp-check.jar' io.mpshare.e2e.DevicePluginDrive WORK_DIR RUN_DIR [fake]
- * (fake: one FakeNvml H200 instead of FfmNvml, for a dry run without a GPU)
+ * java -cp '.device/lib/*:.device/dp-check.jar' io.mpshare.e2e.DevicePluginDrive WORK_DIR RUN_DIR [fake] [police]
+ * (fake: one FakeNvml H200 instead of FfmNvml, for a dry run without a GPU; police: the policer on, every 500 ms,
+ *  terminate: the suite's containers then sit in kubelet-shaped cgroups that map them to their pods)
  * stdin, one command a line:
- *   admit NAME GIB [CORE]  → Allocate's env (KEY=VALUE) and mounts ("mount HOST CONTAINER ro"), then "end"
+ *   admit NAME GIB [CORE [UID]] → the pod (runAsUser UID, default 1000) with a running container "main" whose
+ *                            containerID the policer can match ("cgroup /kubepods/pod&lt;uid&gt;/&lt;id&gt;"), then Allocate's
+ *                            env (KEY=VALUE) and mounts ("mount HOST CONTAINER ro"), then "end"
  *   health                 → what kubelet last received for both resources
  *   killwatch PID          → SIGKILLs PID, prints when kubelet's ListAndWatch shows every gpu-mem device Unhealthy,
  *                            then when it shows them Healthy again (ms since the kill)
@@ -56,7 +59,8 @@ public final class DevicePluginDrive {
         Path work = Path.of(args[0]);
         Path runDir = Path.of(args[1]);
         long t0 = System.nanoTime();
-        Nvml nvml = args.length > 2 && args[2].equals("fake") ? fakeH200() : FfmNvml.open();
+        Nvml nvml = java.util.List.of(args).contains("fake") ? fakeH200() : FfmNvml.open();
+        boolean police = java.util.List.of(args).contains("police");
         var server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
         server.init();
         try (KubernetesClient client = server.createClient();
@@ -64,8 +68,9 @@ public final class DevicePluginDrive {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-1").endMetadata().build()).create();
             var cfg = DevicePluginConfig.defaults("node-1").withSockets(work.resolve("device-plugins"), kubelet.socket(),
                     work.resolve("pod-resources/kubelet.sock")).withRunDir(runDir, false)
-                    // the check drives Allocate and health; its CUDA processes sit in no pod cgroup, so the policer stays off here
-                    .withPolicing(io.mpshare.deviceplugin.policing.PolicingConfig.off());
+                    // with "police" the suite's containers sit in kubelet-shaped cgroups of their pods: the policer judges them
+                    .withPolicing(police ? io.mpshare.deviceplugin.policing.PolicingConfig.defaults().withInterval(Duration.ofMillis(500))
+                            : io.mpshare.deviceplugin.policing.PolicingConfig.off());
             try (DevicePluginNode node = DevicePluginNode.start(cfg, nvml, colour -> new SupervisorProbe(runDir, colour, true), client,
                     InstantSource.system(), false)) {
                 NodeInventory inv = InventoryPublisher.readHardware(nvml, "node-1");
@@ -112,10 +117,19 @@ public final class DevicePluginDrive {
         String name = w[1];
         long gib = Long.parseLong(w[2]);
         int core = w.length > 3 ? Integer.parseInt(w[3]) : 0;
+        long runAs = w.length > 4 ? Long.parseLong(w[4]) : 1000;
         var pod = TestPods.pod(name).memCore("main", gib, core).on("node-1").gpuCount(1).placed(inv, 0).build();
+        String cid = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(pod.getMetadata().getUid().getBytes()));
+        pod.getSpec().setSecurityContext(new io.fabric8.kubernetes.api.model.PodSecurityContextBuilder().withRunAsUser(runAs).withRunAsGroup(runAs).build());
+        pod.getStatus().setPhase("Running");
+        pod.getStatus().setContainerStatuses(java.util.List.of(new io.fabric8.kubernetes.api.model.ContainerStatusBuilder()
+                .withName("main").withContainerID("containerd://" + cid).withReady(true).build()));
+
         System.out.println("annotations " + new TreeMap<>(pod.getMetadata().getAnnotations()));
         long v = node.pods().version();
-        client.pods().inNamespace("default").resource(pod).create();
+        // the API server gives the pod its own UID: the container's cgroup must name that one
+        String serverUid = client.pods().inNamespace("default").resource(pod).create().getMetadata().getUid();
+        System.out.println("cgroup /kubepods/pod" + serverUid + "/" + cid);
         long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (node.pods().get(PodKey.of("default", name)).isEmpty() && System.nanoTime() < end) node.pods().awaitChange(v, Duration.ofMillis(100));
         long a0 = System.nanoTime();
