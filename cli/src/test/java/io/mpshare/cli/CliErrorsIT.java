@@ -125,7 +125,7 @@ class CliErrorsIT {
 
     @Test void webhook_mountedTlsFilesMissing_namesTheFiles() {
         Path cert = dir.resolve("tls.crt"), key = dir.resolve("tls.key");
-        oneLine(CliRun.of("webhook", "--port", "0", "--namespace", "ns", "--largest-gpu-mib", "81559",
+        oneLine(CliRun.of("webhook", "--port", "0", "--namespace", "ns", "--largest-gpu-mib", "81559", "--no-client-uids",
                 "--tls-cert-file", cert.toString(), "--tls-key-file", key.toString()), ExitCodes.FAILED,
                 "mpshare webhook: cannot read the mounted TLS files " + cert + " and " + key, "no such file");
     }
