@@ -37,7 +37,7 @@ class SimulationTest {
             assertThat(m.fixed().rejected()).as(m.model().label()).isEqualTo(2);
         }
         assertThat(r.model("binpack").fixed().rejectReasons()).containsKey("fits no node of this cluster even when empty")
-                .hasEntrySatisfying("invalid request: container main asks 7168 MiB, which does not split evenly over 3 GPUs (aliyun.com/gpu-count): make it a multiple of 3",
+                .hasEntrySatisfying("invalid request: container main asks 7168 MiB, which does not split evenly over 3 GPUs in whole MiB (aliyun.com/gpu-count): ask a multiple of 3 such as 7167 or 7170",
                         n -> assertThat(n).isEqualTo(1));
     }
 
