@@ -110,8 +110,12 @@ class UpgradeNodeIT {
                 .filter(p -> node.equals(p.getSpec().getNodeName())).toList();
     }
 
-    /** OnDelete DaemonSet controller: a node without a pod of a colour gets one from the template, Ready one tick later. */
-    void daemonSetController() {
+    /**
+     * OnDelete DaemonSet controller: a node without a pod of a colour gets one from the template, Ready one tick later.
+     * One controller, as in a cluster: the concurrent upgraders' sleepers call it from two threads (regression: both
+     * edited one pod at once and the loser's 409 surfaced as that node's upgrade failure).
+     */
+    synchronized void daemonSetController() {
         for (Node n : client.nodes().list().getItems()) {
             for (String colour : List.of("blue", "green")) {
                 List<Pod> pods = daemonPods(colour, n.getMetadata().getName());
@@ -299,7 +303,7 @@ class UpgradeNodeIT {
         var outcomes = new FleetUpgrade(upgrader()).run(kube.mpsNodes(), 2, settings(Duration.ofMinutes(5), false), out::add);
 
         assertThat(outcomes).containsOnlyKeys("n1", "n2").containsValues(Outcome.DONE, Outcome.DONE);
-        assertThat(new ArrayList<>(outcomes.values())).containsOnly(Outcome.DONE);
+        assertThat(new ArrayList<>(outcomes.values())).as("upgrade-node said:\n%s", String.join("\n", out)).containsOnly(Outcome.DONE);
         assertThat(annotation("n2", Names.ANN_NODE_MPS_ACTIVE)).isEqualTo("green");
     }
 }
