@@ -11,6 +11,8 @@ public final class Names {
     public static final String RESOURCE_GPU_MEM = "aliyun.com/gpu-mem";
     /** Extended resource: share of one GPU's SMs, 0-100. */
     public static final String RESOURCE_GPU_CORE = "aliyun.com/gpu-core.percentage";
+    /** Kubernetes' host resources, as pods request them and nodes publish them in {@code status.allocatable}. */
+    public static final String RESOURCE_CPU = "cpu", RESOURCE_MEMORY = "memory";
     /** Pod label: spread each container's request evenly over N GPUs of one node. */
     public static final String LABEL_GPU_COUNT = "aliyun.com/gpu-count";
     /** The most GPUs one pod may spread over with {@link #LABEL_GPU_COUNT}. */

@@ -7,6 +7,8 @@ import io.mpshare.core.policy.Evaluation;
 import io.mpshare.core.policy.FragmentationPolicy;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.core.policy.TaskMix;
+import io.mpshare.scheduler.host.HostAsk;
+import io.mpshare.scheduler.host.HostRoom;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,9 +28,15 @@ import java.util.Objects;
  * it uses {@link #PRIOR}, a spread of typical shared-GPU asks (at start-up the cluster view's first list
  * usually fills the window at once).
  *
+ * <p>Host CPU and memory: each mix entry carries the CPU and memory its pod requested (from {@link HostRoom},
+ * which the pod informer feeds), and prioritize and bind ({@link #forPod}) evaluate each node with its free
+ * CPU and memory ({@link HostRoom}: allocatable minus the requests of the pods there and of the extender's own
+ * bookings) and the pod's own request, as the openb replay does. A node without allocatable counts as unknown
+ * (never short).
+ *
  * <p>Filter: {@link #fitsByRoom} is true (without the UID rule), so the filter answers from the ledger's
- * index whatever the mix; only prioritize and bind evaluate the fragmentation. Host CPU is not known to the
- * extender yet, so the policy runs its GPU-only form ({@code evaluate(node, demand)}).
+ * index whatever the mix (kube-scheduler's own filters check CPU and memory); only prioritize and bind
+ * evaluate the fragmentation.
  */
 public final class LearnedFragmentationPolicy implements PlacementPolicy {
     /** Window of distinct pods the mix is learned from. */
@@ -45,20 +53,30 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
 
     private final boolean uidRule;
     private final int window, rebuildEvery;
-    private final LinkedHashMap<PodKey, GpuDemand> recent;
+    private final HostRoom host;
+    /** A pod seen with a GPU booking: its demand and host ask (null until the host room knew it). */
+    private record Seen(GpuDemand demand, HostAsk ask) {}
+    private final LinkedHashMap<PodKey, Seen> recent;
     private int sinceRebuild;
     private volatile FragmentationPolicy current;
 
-    public LearnedFragmentationPolicy(boolean uidRule, int window, int rebuildEvery) {
+    public LearnedFragmentationPolicy(boolean uidRule, int window, int rebuildEvery) { this(uidRule, new HostRoom(), PRIOR, window, rebuildEvery); }
+
+    /**
+     * @param host  free host CPU and memory per node, and each pod's request (fed by the informers)
+     * @param start the mix until {@code rebuildEvery} GPU pods were seen
+     */
+    public LearnedFragmentationPolicy(boolean uidRule, HostRoom host, TaskMix start, int window, int rebuildEvery) {
+        this.host = Objects.requireNonNull(host, "host");
         if (window < 1) throw new IllegalArgumentException("window must be >= 1, got " + window);
         if (rebuildEvery < 1) throw new IllegalArgumentException("rebuildEvery must be >= 1, got " + rebuildEvery);
         this.uidRule = uidRule;
         this.window = window;
         this.rebuildEvery = rebuildEvery;
         this.recent = new LinkedHashMap<>(16, 0.75f, true) {
-            @Override protected boolean removeEldestEntry(Map.Entry<PodKey, GpuDemand> eldest) { return size() > LearnedFragmentationPolicy.this.window; }
+            @Override protected boolean removeEldestEntry(Map.Entry<PodKey, Seen> eldest) { return size() > LearnedFragmentationPolicy.this.window; }
         };
-        this.current = new FragmentationPolicy(PRIOR, FragmentationPolicy.DEFAULT_TOLERANCE, uidRule);
+        this.current = new FragmentationPolicy(Objects.requireNonNull(start, "start"), FragmentationPolicy.DEFAULT_TOLERANCE, uidRule);
     }
 
     public LearnedFragmentationPolicy(boolean uidRule) { this(uidRule, DEFAULT_WINDOW, DEFAULT_REBUILD_EVERY); }
@@ -78,18 +96,55 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
         Objects.requireNonNull(pod, "pod");
         Objects.requireNonNull(demand, "demand");
         synchronized (recent) {
-            GpuDemand before = recent.put(pod, demand);
-            if (before != null && before.equals(demand)) return;
+            Seen before = recent.get(pod);
+            HostAsk ask = host.known(pod) ? host.ask(pod) : before != null ? before.ask() : null;
+            recent.put(pod, new Seen(demand, ask));
+            if (before != null && before.demand().equals(demand)) return;
             if (++sinceRebuild < rebuildEvery) return;
             sinceRebuild = 0;
-            current = new FragmentationPolicy(TaskMix.ofDemands(List.copyOf(recent.values())), FragmentationPolicy.DEFAULT_TOLERANCE, uidRule);
+            current = new FragmentationPolicy(mixOf(), FragmentationPolicy.DEFAULT_TOLERANCE, uidRule);
         }
+    }
+
+    /** The mix of the window: (GPU count, MiB and cores per GPU, CPU, memory), weighted by how many pods asked it. */
+    private TaskMix mixOf() {
+        Map<List<Long>, Integer> counts = new LinkedHashMap<>();
+        for (var e : recent.entrySet()) {
+            Seen s = e.getValue();
+            HostAsk a = s.ask() != null ? s.ask() : host.ask(e.getKey()); // the pod informer may have been later than the ledger's
+            GpuDemand d = s.demand();
+            counts.merge(List.of((long) d.gpuCount(), d.chargeMib(), (long) d.chargeCore(), a.cpuMilli(), a.memoryMib()), 1, Integer::sum);
+        }
+        List<TaskMix.Entry> entries = new ArrayList<>(counts.size());
+        counts.forEach((k, n) -> entries.add(new TaskMix.Entry(k.get(0).intValue(), k.get(1), 0, k.get(2).intValue(), k.get(3), k.get(4), n)));
+        return new TaskMix(entries);
+    }
+
+    /** Where the policy reads the nodes' free CPU and memory and the pods' requests. */
+    public HostRoom host() { return host; }
+
+    /**
+     * The policy for one pod: each node evaluated with its free CPU and memory before the pod and the pod's own
+     * request ({@link HostRoom}); prioritize scores and bind books with it ({@code PlacementEngine}).
+     */
+    @Override public PlacementPolicy forPod(PodKey pod) {
+        FragmentationPolicy p = current;
+        HostAsk ask = host.ask(pod);
+        return new PlacementPolicy() {
+            @Override public String name() { return p.name(); }
+            @Override public Evaluation evaluate(NodeState node, GpuDemand demand) { return host.evaluate(p, node, demand, pod, ask); }
+            @Override public boolean fits(NodeState node, GpuDemand demand) { return p.fits(node, demand); }
+            @Override public long score(NodeState node, GpuDemand demand) {
+                return p.fits(node, demand) && evaluate(node, demand) instanceof Evaluation.Fits f ? f.score() : NO_FIT;
+            }
+            @Override public boolean fitsByRoom(GpuDemand demand) { return LearnedFragmentationPolicy.this.fitsByRoom(demand); }
+        };
     }
 
     /** The policy in use now (its mix is {@link #PRIOR} until {@code rebuildEvery} GPU pods were seen). */
     public FragmentationPolicy current() { return current; }
 
-    @Override public String name() { return "fragmentation"; }
+    @Override public String name() { return current.name(); }
 
     @Override public Evaluation evaluate(NodeState node, GpuDemand demand) { return current.evaluate(node, demand); }
 
@@ -99,4 +154,7 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
 
     /** FragmentationPolicy fits a node exactly when enough GPUs have room (and, with the UID rule, no conflict). */
     @Override public boolean fitsByRoom(GpuDemand demand) { return !uidRule || demand.runAsUser().isEmpty(); }
+
+    /** With the UID rule, FragmentationPolicy checks the room first, then the UID conflict. */
+    @Override public boolean fitsByRoomUnderUidRule(GpuDemand demand) { return uidRule; }
 }

@@ -50,6 +50,10 @@ public final class SchedulerExtender implements AutoCloseable {
         java.util.function.BiConsumer<io.mpshare.core.model.PodKey, io.mpshare.core.model.GpuDemand> seen = (k, d) -> { };
         if (policy instanceof LearnedFragmentationPolicy learned) seen = learned::observe; // the default policy learns its task mix
         this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod(), seen, failedBinds);
+        if (policy instanceof LearnedFragmentationPolicy learned) { // and reads host CPU and memory from the same informers
+            view.addNodeHandler(learned.host().nodeEvents());
+            view.addPodHandler(learned.host().podEvents());
+        }
         var recheck = new StaleRoomCheck(ledger, node -> client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems(),
                 clock, config.recheckNodes(), Duration.ofSeconds(1));
         var metrics = new ExtenderMetrics(ledger);

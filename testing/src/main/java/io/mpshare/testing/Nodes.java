@@ -23,6 +23,7 @@ public final class Nodes {
     private boolean inventory = true;
     private String rawInventory;
     private final Map<String, String> annotations = new LinkedHashMap<>();
+    private final Map<String, String> allocatable = new LinkedHashMap<>();
 
     private Nodes(String name) { this.name = name; }
 
@@ -47,6 +48,12 @@ public final class Nodes {
     /** A verbatim {@code mpshare.io/gpus} value (to test bad ones). */
     public Nodes rawInventory(String text) { rawInventory = text; return this; }
     public Nodes annotation(String k, String v) { annotations.put(k, v); return this; }
+    /** {@code status.allocatable} cpu and memory, as Kubernetes quantities (null leaves one out). */
+    public Nodes allocatable(String cpu, String memory) {
+        if (cpu != null) allocatable.put(Names.RESOURCE_CPU, cpu);
+        if (memory != null) allocatable.put(Names.RESOURCE_MEMORY, memory);
+        return this;
+    }
 
     public NodeInventory inventory() { return new NodeInventory(name, gpus); }
 
@@ -58,6 +65,12 @@ public final class Nodes {
         labels.put("kubernetes.io/hostname", name);
         if (labelled) labels.put(Names.NODE_LABEL_SCHEDULE, Names.NODE_LABEL_SCHEDULE_MPS);
         return new NodeBuilder().withNewMetadata().withName(name).withLabels(labels).withAnnotations(ann).endMetadata()
-                .withNewStatus().endStatus().build();
+                .withNewStatus().withAllocatable(allocatable.isEmpty() ? null : quantities(allocatable)).endStatus().build();
+    }
+
+    private static Map<String, io.fabric8.kubernetes.api.model.Quantity> quantities(Map<String, String> m) {
+        var out = new LinkedHashMap<String, io.fabric8.kubernetes.api.model.Quantity>();
+        m.forEach((k, v) -> out.put(k, new io.fabric8.kubernetes.api.model.Quantity(v)));
+        return out;
     }
 }

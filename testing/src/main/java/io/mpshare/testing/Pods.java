@@ -29,6 +29,7 @@ public final class Pods {
     private final Map<String, String> labels = new LinkedHashMap<>();
     private final Map<String, String> annotations = new LinkedHashMap<>();
     private final Map<String, String> mainLimits = new LinkedHashMap<>();
+    private final Map<String, String> mainRequests = new LinkedHashMap<>();
     private final List<Container> extra = new ArrayList<>();
     private final List<Container> inits = new ArrayList<>();
 
@@ -50,6 +51,10 @@ public final class Pods {
     public Pods gpuMem(String quantity) { mainLimits.put(Names.RESOURCE_GPU_MEM, quantity); return this; }
     public Pods gpuCore(int percent) { return gpuCore(Integer.toString(percent)); }
     public Pods gpuCore(String quantity) { mainLimits.put(Names.RESOURCE_GPU_CORE, quantity); return this; }
+    /** {@code requests.cpu} of the main container, a Kubernetes quantity ({@code "500m"}, {@code "2"}). */
+    public Pods cpu(String quantity) { mainRequests.put(Names.RESOURCE_CPU, quantity); return this; }
+    /** {@code requests.memory} of the main container ({@code "512Mi"}, {@code "1Gi"}). */
+    public Pods memory(String quantity) { mainRequests.put(Names.RESOURCE_MEMORY, quantity); return this; }
     /** The {@code aliyun.com/gpu-count} label. */
     public Pods gpuCount(int n) { return label(Names.LABEL_GPU_COUNT, Integer.toString(n)); }
     public Pods container(String cname, long gpuMem, int gpuCore) { extra.add(container0(cname, gpuMem, gpuCore)); return this; }
@@ -65,7 +70,10 @@ public final class Pods {
     public Pod build() {
         var limits = new LinkedHashMap<String, Quantity>();
         mainLimits.forEach((k, v) -> limits.put(k, new Quantity(v)));
-        var main = new ContainerBuilder().withName("main").withImage("busybox").withNewResources().withLimits(limits).endResources().build();
+        var requests = new LinkedHashMap<String, Quantity>();
+        mainRequests.forEach((k, v) -> requests.put(k, new Quantity(v)));
+        var main = new ContainerBuilder().withName("main").withImage("busybox").withNewResources().withLimits(limits)
+                .withRequests(requests.isEmpty() ? null : requests).endResources().build();
         var cs = new ArrayList<Container>();
         cs.add(main);
         cs.addAll(extra);

@@ -39,14 +39,17 @@ public final class PlacementEngine {
      * Keeps the nodes where {@code d} fits. When the policy's fit is "enough GPUs with room"
      * ({@link PlacementPolicy#fitsByRoom}) the answer for each node comes from the ledger's {@link FitIndex}
      * (two flat arrays, no snapshot read); only nodes the index cannot keep (too little room, unknown,
-     * more GPUs than it holds inline) are asked of their snapshot, which also gives the reason.
+     * more GPUs than it holds inline) are asked of their snapshot, which also gives the reason. Under the UID
+     * rule ({@link PlacementPolicy#fitsByRoomUnderUidRule}) a pod of known UID is answered from the index too:
+     * a node with room whose UID summary conflicts gets {@link Fitting#uidConflictReason} without a snapshot read.
      */
     public FilterOutcome filter(GpuDemand d, List<String> nodeNames) {
         int n = nodeNames.size();
         List<String> fits = new ArrayList<>(n);
         Map<String, String> failed = new LinkedHashMap<>();
         Map<String, String> unresolvable = new LinkedHashMap<>();
-        if (!policy.fitsByRoom(d)) {
+        long uid = indexUid(d);
+        if (uid == SNAPSHOTS) {
             NodeState[] states = snapshots(nodeNames);
             for (int i = 0; i < n; i++) judge(nodeNames.get(i), states[i], d, fits, failed, unresolvable);
             return new FilterOutcome(fits, failed, unresolvable);
@@ -56,12 +59,29 @@ public final class PlacementEngine {
         for (int i = 0; i < n; i++) slots[i] = v.slot(nodeNames.get(i)); // a tight pass: the lookups' misses overlap
         long mib = d.chargeMib();
         int core = d.chargeCore(), k = d.gpuCount();
+        String uidReason = uid == FitIndex.NO_UID ? null : Fitting.uidConflictReason(uid);
         for (int i = 0; i < n; i++) {
             String name = nodeNames.get(i);
-            if (v.room(slots[i], mib, core, k) >= k) fits.add(name);
+            int room = v.room(slots[i], mib, core, k, uid);
+            if (room >= k) fits.add(name);
+            else if (room == FitIndex.UID_CONFLICT) failed.put(name, uidReason);
             else judge(name, ledger.node(name), d, fits, failed, unresolvable);
         }
         return new FilterOutcome(fits, failed, unresolvable);
+    }
+
+    /** {@link #indexUid}: the filter cannot use the index for this demand; every node is asked of its snapshot. */
+    private static final long SNAPSHOTS = Long.MIN_VALUE;
+
+    /**
+     * How the filter answers {@code d}: from the index without a UID check ({@link FitIndex#NO_UID}), from the index
+     * with the pod's UID checked against each node's summary (the UID), or from the snapshots ({@link #SNAPSHOTS}).
+     */
+    private long indexUid(GpuDemand d) {
+        if (policy.fitsByRoom(d)) return FitIndex.NO_UID;
+        if (d.runAsUser().isPresent() && FitIndex.inlineUid(d.runAsUser().getAsLong()) && policy.fitsByRoomUnderUidRule(d))
+            return d.runAsUser().getAsLong();
+        return SNAPSHOTS;
     }
 
     /**
@@ -86,7 +106,8 @@ public final class PlacementEngine {
         Map<String, String> failed = new LinkedHashMap<>();
         Map<String, String> unresolvable = new LinkedHashMap<>();
         List<String> one = new ArrayList<>(1);
-        if (!policy.fitsByRoom(d)) {
+        long uid = indexUid(d);
+        if (uid == SNAPSHOTS) {
             for (int i = 0; i < count; i++) {
                 String name = new String(buf, off[i], len[i], StandardCharsets.UTF_8);
                 one.clear();
@@ -96,14 +117,17 @@ public final class PlacementEngine {
             return new IndexedOutcome(fits, m, failed, unresolvable);
         }
         FitIndex.View v = ledger.fitIndex().view();
-        int[] slots = new int[count];
+        int[] slots = fits; // slots[i] is read before fits[m] is written, and m <= i: one array serves both
         if (hashes == null) for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i]);
         else for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i], hashes[i]);
         long mib = d.chargeMib();
         int core = d.chargeCore(), k = d.gpuCount();
+        String uidReason = uid == FitIndex.NO_UID ? null : Fitting.uidConflictReason(uid);
         for (int i = 0; i < count; i++) {
-            if (v.room(slots[i], mib, core, k) >= k) { fits[m++] = i; continue; }
+            int room = v.room(slots[i], mib, core, k, uid);
+            if (room >= k) { fits[m++] = i; continue; }
             String name = new String(buf, off[i], len[i], StandardCharsets.UTF_8);
+            if (room == FitIndex.UID_CONFLICT) { failed.put(name, uidReason); continue; }
             one.clear();
             judge(name, ledger.node(name), d, one, failed, unresolvable);
             if (!one.isEmpty()) fits[m++] = i;
@@ -193,7 +217,10 @@ public final class PlacementEngine {
 
     public record NodeScore(String node, int score) {}
 
-    /** Scores each node 0..{@link #MAX_SCORE} (min-max over the nodes that fit; nodes that don't fit score 0). */
+    /**
+     * Scores each node 0..{@link #MAX_SCORE}: min-max over the nodes that fit, where only the nodes with the best
+     * raw score get {@link #MAX_SCORE} and the others at most one less; nodes that don't fit score 0.
+     */
     public List<NodeScore> prioritize(GpuDemand d, List<String> nodeNames) { return prioritize(d, nodeNames, null); }
 
     /** The same for the pod {@code self}: its own booking does not count against it (null: no pod to leave out). */
@@ -201,17 +228,19 @@ public final class PlacementEngine {
         NodeState[] states = snapshots(nodeNames);
         String own = self == null ? null : ledger.allocation(self).map(io.mpshare.core.ledger.Allocation::node).orElse(null);
         if (own != null) for (int i = 0; i < states.length; i++) if (states[i] != null && own.equals(nodeNames.get(i))) states[i] = states[i].exceptPod(self);
+        PlacementPolicy p = self == null ? policy : policy.forPod(self);
         long[] raw = new long[states.length];
         long min = Long.MAX_VALUE, max = Long.MIN_VALUE;
         for (int i = 0; i < raw.length; i++) {
-            long score = states[i] == null ? PlacementPolicy.NO_FIT : policy.score(states[i], d);
+            long score = states[i] == null ? PlacementPolicy.NO_FIT : p.score(states[i], d);
             raw[i] = score;
             if (score != PlacementPolicy.NO_FIT) { min = Math.min(min, score); max = Math.max(max, score); }
         }
         List<NodeScore> out = new ArrayList<>(raw.length);
         for (int i = 0; i < raw.length; i++) {
+            // the best raw score alone gets MAX_SCORE (others at most one less), so the policy's choice stays first
             int score = raw[i] == PlacementPolicy.NO_FIT ? 0
-                    : max == min ? MAX_SCORE : (int) Math.round((double) (raw[i] - min) * MAX_SCORE / (double) (max - min));
+                    : raw[i] == max ? MAX_SCORE : (int) Math.min(MAX_SCORE - 1, Math.round((double) (raw[i] - min) * MAX_SCORE / (double) (max - min)));
             out.add(new NodeScore(nodeNames.get(i), score));
         }
         return out;
@@ -234,6 +263,6 @@ public final class PlacementEngine {
 
     /** Books the pod on {@code node} with this engine's policy. */
     public AssumeResult assume(PodKey pod, String uid, String node, GpuDemand d) {
-        return ledger.assume(pod, uid, node, d, policy);
+        return ledger.assume(pod, uid, node, d, policy.forPod(pod));
     }
 }

@@ -36,4 +36,20 @@ public interface PlacementPolicy {
      * engine ask {@link #fits} on every node.
      */
     default boolean fitsByRoom(GpuDemand demand) { return false; }
+
+    /**
+     * True when, for {@code demand}, {@link #fits} is exactly "{@link #fitsByRoom}'s room, and
+     * {@link Fitting#uidConflict} finds no conflict" (the one-UID-per-daemon rule), and {@link #evaluate} on a node
+     * with that room but a conflict answers {@code Unfit(Fitting.uidConflict(node, demand))}: then the filter answers
+     * a pod of known UID from the {@link io.mpshare.core.ledger.FitIndex} too, which keeps each node's UIDs in summary.
+     */
+    default boolean fitsByRoomUnderUidRule(GpuDemand demand) { return false; }
+
+    /**
+     * This policy as applied to one pod: a policy that also weighs what the pod asks of the host (its CPU and
+     * memory request against the node's free CPU and memory) answers a view bound to that pod; the others
+     * answer themselves (the default). {@link PlacementEngine}'s prioritize and assume go through it, so bind
+     * books what prioritize scored.
+     */
+    default PlacementPolicy forPod(io.mpshare.core.model.PodKey pod) { return this; }
 }

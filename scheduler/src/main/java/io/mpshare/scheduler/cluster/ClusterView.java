@@ -62,6 +62,8 @@ public final class ClusterView implements AutoCloseable {
     private volatile boolean ready;
     /** Further pod handlers (preemption's {@code Nominations}), registered on the pod informer at {@link #start}. */
     private final List<ResourceEventHandler<Pod>> podHandlers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Further node handlers (the default policy's host room), registered on the node informer at {@link #start}. */
+    private final List<ResourceEventHandler<Node>> nodeHandlers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private final java.util.function.BiConsumer<PodKey, io.mpshare.core.model.GpuDemand> seen;
     private final FailedBinds failedBinds;
@@ -103,6 +105,7 @@ public final class ClusterView implements AutoCloseable {
             @Override public void onDelete(Pod p, boolean unknown) { forgetPod(p); }
         });
         for (ResourceEventHandler<Pod> h : podHandlers) pods.addEventHandler(h);
+        for (ResourceEventHandler<Node> h : nodeHandlers) nodes.addEventHandler(h);
         long deadline = System.nanoTime() + timeout.toNanos();
         var n = nodes.start().toCompletableFuture();
         var p = pods.start().toCompletableFuture();
@@ -121,6 +124,24 @@ public final class ClusterView implements AutoCloseable {
 
     /** Adds a handler the pod informer feeds as well (call before {@link #start}); it sees the first list as adds. */
     public void addPodHandler(ResourceEventHandler<Pod> handler) { podHandlers.add(java.util.Objects.requireNonNull(handler, "handler")); }
+
+    /** Adds a handler the node informer feeds as well (call before {@link #start}); it sees the first list as adds. */
+    public void addNodeHandler(ResourceEventHandler<Node> handler) { nodeHandlers.add(java.util.Objects.requireNonNull(handler, "handler")); }
+
+    /**
+     * Delivers a node as the node informer does (an add or update): to this view, then to the added handlers.
+     * For callers without an API server (the extender-replay agreement test); the informers deliver by themselves.
+     */
+    public void offer(Node n) {
+        applyNode(n);
+        for (ResourceEventHandler<Node> h : nodeHandlers) h.onAdd(n);
+    }
+
+    /** {@link #offer(Node)} for a pod. */
+    public void offer(Pod p) {
+        applyPod(p);
+        for (ResourceEventHandler<Pod> h : podHandlers) h.onAdd(p);
+    }
 
     /** True once informers have synced and the ledger was rebuilt from them. */
     public boolean ready() { return ready && nodes.hasSynced() && pods.hasSynced(); }
