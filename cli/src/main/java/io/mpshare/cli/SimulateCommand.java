@@ -17,7 +17,6 @@ import io.mpshare.sim.workload.TraceReader;
 import io.mpshare.sim.workload.Workload;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -37,32 +36,39 @@ import java.util.function.LongSupplier;
 /** {@code mpshare simulate}: the real placement core on a simulated cluster; summary on stdout, HTML report on disk. */
 @Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Runs mpshare's placement core on a simulated GPU cluster and workload and compares ways of sharing GPUs: "
-                + "mpshare binpack and spread, NVIDIA's equal fixed slices, and one whole GPU per pod. "
-                + "Prints a summary and writes an HTML report with charts.",
-                "The default workload and every number of the report: docs/simulate.md.", ""})
+                + "mpshare fragmentation (the scheduler extender's default), binpack and spread, NVIDIA's equal fixed slices, "
+                + "and one whole GPU per pod. Prints a summary and writes an HTML report with charts.",
+                "The default workload and every number of the report: docs/simulate.md. "
+                        + "With --trace-format openb it replays Alibaba's traces instead (last section).", ""})
 public final class SimulateCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
+    CommandSpec spec;
+
+    /** picocli's model of this command; its usage message gets the openb replay's options as a last section. */
+    @Spec void spec(CommandSpec spec) {
+        this.spec = spec;
+        ReplayHelpSection.install(spec);
+    }
 
     @Option(names = "--seed", description = "Random seed of the built-in workload (default: ${DEFAULT-VALUE}).")
     long seed = 42;
 
-    @Option(names = "--nodes", description = "Nodes in the cluster (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--nodes", converter = SimulateConverters.CountConverter.class, description = "Nodes in the cluster (default: ${DEFAULT-VALUE}).")
     int nodes = ClusterShape.DEFAULT.nodes();
 
     @Option(names = "--gpus-per-node", description = "GPUs per node, 1-64 (default: ${DEFAULT-VALUE}).")
     int gpusPerNode = ClusterShape.DEFAULT.gpusPerNode();
 
-    @Option(names = "--gpu-mib", description = "Memory of each GPU in MiB (default: ${DEFAULT-VALUE}, an H200).")
+    @Option(names = "--gpu-mib", converter = SimulateConverters.MibConverter.class, description = "Memory of each GPU in MiB (default: ${DEFAULT-VALUE}, an H200).")
     long gpuMib = ClusterShape.DEFAULT.gpuMib();
 
     @ArgGroup(exclusive = true)
     Size size = new Size();
 
     static final class Size {
-        @Option(names = "--pods", description = "Pods of the built-in workload (default: " + DefaultWorkload.DEFAULT_PODS + ").")
+        @Option(names = "--pods", converter = SimulateConverters.CountConverter.class, description = "Pods of the built-in workload (default: " + DefaultWorkload.DEFAULT_PODS + ").")
         Integer pods;
 
-        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.class,
+        @Option(names = "--duration", paramLabel = "DURATION", converter = SimulateConverters.DurationConverter.class,
                 description = "Instead of --pods: draw arrivals for this long, e.g. 12h, 90m, 2d.")
         Long durationMs;
     }
@@ -73,11 +79,12 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--trace", paramLabel = "FILE", description = "Replay a CSV trace instead: " + TraceReader.HEADER + " (seconds; gpu-mem in --unit).")
     Path trace;
 
-    @Option(names = "--unit", converter = UnitConverter.class, description = "Unit of gpu-mem in the trace: GiB or MiB (default: GiB).")
+    @Option(names = "--unit", converter = SimulateConverters.UnitConverter.class, description = "Unit of gpu-mem in the trace: GiB or MiB (default: GiB).")
     MemoryUnit unit = MemoryUnit.GIB;
 
-    @Option(names = "--policies", split = ",", paramLabel = "POLICY", converter = PolicyConverter.class,
-            description = "Policies to compare, comma-separated: binpack, spread, slices, whole (default), and fragmentation (opt-in: evaluates every node for every pod).")
+    @Option(names = "--policies", split = ",", paramLabel = "POLICY", converter = SimulateConverters.PolicyConverter.class,
+            description = "Policies to compare, comma-separated: fragmentation (the scheduler extender's default; evaluates every node for every pod), "
+                    + "binpack, spread, slices, whole (default: all).")
     List<String> policies = new ArrayList<>(Models.IDS);
 
     @Option(names = "--slices", description = "Slices per GPU for the fixed-slices baseline, 1-100 (default: ${DEFAULT-VALUE}).")
@@ -97,6 +104,10 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--quiet", description = "No progress on stderr.")
     boolean quiet;
+
+    /** Only the openb replay has seeds: given here, it means --trace-format openb was left out. */
+    @Option(names = "--seeds", hidden = true)
+    String replaySeeds;
 
     private final LongSupplier nanoTime;
 
@@ -155,6 +166,7 @@ public final class SimulateCommand implements Callable<Integer> {
 
     private void validate() {
         var cl = spec.commandLine();
+        if (replaySeeds != null) throw new ParameterException(cl, "--seeds belongs to the openb trace replay: add --trace-format openb (see --help)");
         if (nodes < 1 || nodes > 100_000) throw new ParameterException(cl, "--nodes must be 1-100000, got " + nodes);
         if (gpusPerNode < 1 || gpusPerNode > 64) throw new ParameterException(cl, "--gpus-per-node must be 1-64, got " + gpusPerNode);
         if (gpuMib < 1024 || gpuMib > (1L << 30)) throw new ParameterException(cl, "--gpu-mib must be 1024-1073741824, got " + gpuMib);
@@ -179,44 +191,6 @@ public final class SimulateCommand implements Callable<Integer> {
         var ws = size.durationMs != null ? new DefaultWorkload.Spec(seed, 0, size.durationMs, ratePerHour)
                 : DefaultWorkload.Spec.ofPods(seed, size.pods != null ? size.pods : DefaultWorkload.DEFAULT_PODS, ratePerHour);
         return DefaultWorkload.generate(ws);
-    }
-
-    /** "12h", "90m", "45s", "2d", or plain seconds, to milliseconds. */
-    static final class DurationConverter implements ITypeConverter<Long> {
-        @Override public Long convert(String v) {
-            String t = v.strip().toLowerCase(Locale.ROOT);
-            long mult = 1000;
-            if (t.endsWith("d")) mult = 86_400_000L;
-            else if (t.endsWith("h")) mult = 3_600_000L;
-            else if (t.endsWith("m")) mult = 60_000L;
-            if (!t.isEmpty() && Character.isLetter(t.charAt(t.length() - 1))) t = t.substring(0, t.length() - 1);
-            try {
-                double x = Double.parseDouble(t);
-                if (!(x > 0) || x * mult > 3.2e11) throw new NumberFormatException();
-                return Math.max(1, Math.round(x * mult));
-            } catch (NumberFormatException e) {
-                throw new picocli.CommandLine.TypeConversionException("'" + v + "' is not a duration: use e.g. 12h, 90m, 3600s, 2d (at most 10 years)");
-            }
-        }
-    }
-
-    static final class UnitConverter implements ITypeConverter<MemoryUnit> {
-        @Override public MemoryUnit convert(String v) {
-            try {
-                return MemoryUnit.parse(v);
-            } catch (IllegalArgumentException e) {
-                throw new picocli.CommandLine.TypeConversionException(e.getMessage());
-            }
-        }
-    }
-
-    static final class PolicyConverter implements ITypeConverter<String> {
-        @Override public String convert(String v) {
-            String id = v.strip().toLowerCase(Locale.ROOT);
-            if (!Models.ALL.contains(id))
-                throw new picocli.CommandLine.TypeConversionException("unknown policy '" + v + "': use " + String.join(", ", Models.ALL));
-            return id;
-        }
     }
 
     /** Progress on stderr: nothing for the first second, then at most one line a second with each run's share done. */

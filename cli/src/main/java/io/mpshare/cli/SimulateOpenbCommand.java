@@ -4,9 +4,16 @@ import io.mpshare.sim.openb.OpenbReplayMain;
 import io.mpshare.sim.openb.OpenbTrace;
 import io.mpshare.sim.openb.Policies;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,31 +24,46 @@ import java.util.concurrent.Callable;
  * openb traces (ATC'23 "Beware of Fragmentation") with the paper's method and compares placement policies
  * with the published figures (docs/trace-replay.md). {@link Main} hands {@code simulate} over to this class
  * when the arguments name {@code --trace-format}, because these flags take files where the built-in
- * simulation's {@code --nodes}/{@code --pods} take counts.
+ * simulation's {@code --nodes}/{@code --pods} take counts. {@code mpshare simulate --help} shows these options
+ * as its "Trace replay (Alibaba openb)" section ({@link ReplayHelpSection}).
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Replay an openb GPU trace (Alibaba cluster-trace-gpu-v2023) under several placement policies and seeds; "
                 + "prints mean/spread vs the published figures and writes an HTML report with allocation curves.")
 public final class SimulateOpenbCommand implements Callable<Integer> {
-    @Option(names = "--trace-format", required = true, paramLabel = "FORMAT", description = "Trace format: openb.")
+    /** What {@code --policies} takes besides the names of {@link Policies}. */
+    static final String ALL_POLICIES = "all";
+
+    @Spec CommandSpec spec;
+
+    @Option(names = "--trace-format", required = true, paramLabel = "FORMAT", description = "Trace format: openb (the only one; selects the replay).")
     String format;
 
-    @Option(names = "--nodes", required = true, paramLabel = "NODES.csv", description = "Node list: sn,cpu_milli,memory_mib,gpu,model.")
+    @Option(names = "--nodes", required = true, paramLabel = "NODES.csv",
+            description = "Node list, e.g. openb_node_list_gpu_node.csv: sn,cpu_milli,memory_mib,gpu,model (required).")
     Path nodes;
 
     @Option(names = "--pods", required = true, paramLabel = "PODS.csv",
-            description = "Task list (name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,...]); repeat for several traces.")
+            description = "Task list, e.g. openb_pod_list_default.csv: name,cpu_milli,memory_mib,num_gpu,gpu_milli[,gpu_spec,...]; "
+                    + "repeat for several traces (required).")
     List<Path> pods = new ArrayList<>();
 
-    @Option(names = "--seeds", paramLabel = "SEEDS", description = "Seeds, e.g. 42-51 or 42,43 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seeds", paramLabel = "SEEDS", description = "Resampling seeds: a range 42-51 or a list 42,43; one replay per seed, policy and trace (default: ${DEFAULT-VALUE}).")
     String seeds = "42-51";
 
-    @Option(names = "--policies", paramLabel = "LIST",
-            description = "random,bestfit,gpupacking,fgd,default or all (default: ${DEFAULT-VALUE}).")
-    String policies = "all";
+    @Option(names = "--policies", paramLabel = "LIST", completionCandidates = PolicyNames.class,
+            description = "Policies, comma-separated: ${COMPLETION-CANDIDATES}; fgd is the paper's FGD, default is mpshare's (default: ${DEFAULT-VALUE}).")
+    String policies = ALL_POLICIES;
+
+    /** The names --policies takes: each replay policy's, then "all". */
+    static final class PolicyNames implements Iterable<String> {
+        @Override public java.util.Iterator<String> iterator() {
+            return java.util.stream.Stream.concat(java.util.Arrays.stream(Policies.values()).map(p -> p.cliName), java.util.stream.Stream.of(ALL_POLICIES)).iterator();
+        }
+    }
 
     @Option(names = "--gpu-mib", paramLabel = "MODEL=MIB",
-            description = "Memory of a GPU model the tool does not know (openb anonymises G2, G3); '*=MIB' for all unknown ones.")
+            description = "Memory of a GPU model the tool does not know (openb anonymises G2, G3); '*=MIB' for every unknown one; repeatable (default: none).")
     List<String> gpuMib = new ArrayList<>();
 
     @Option(names = "--threads", description = "Replays in parallel (default: the number of CPUs).")
@@ -51,27 +73,53 @@ public final class SimulateOpenbCommand implements Callable<Integer> {
     Path out = Path.of("mpshare-openb-report.html");
 
     @Override public Integer call() {
-        if (!format.equalsIgnoreCase("openb")) {
-            System.err.println("mpshare simulate: --trace-format " + format + " is not known; the one trace format is openb");
-            return 2;
-        }
+        PrintWriter err = spec.commandLine().getErr();
+        String problem = problem();
+        if (problem != null) return fail(err, problem, problem.contains("no such file") ? ExitCodes.FAILED : ExitCodes.USAGE);
         try {
             var o = new OpenbReplayMain.Options(nodes, pods, OpenbReplayMain.parseSeeds(seeds), Policies.parse(policies),
-                    Math.max(1, threads), gpuMib, 1.30, out);
-            OpenbReplayMain.run(o, System.out);
+                    threads, gpuMib, 1.30, out);
+            var table = new ByteArrayOutputStream(); // the replay prints its table once all runs are done
+            OpenbReplayMain.run(o, new PrintStream(table, true, StandardCharsets.UTF_8));
+            spec.commandLine().getOut().print(table.toString(StandardCharsets.UTF_8));
+            spec.commandLine().getOut().flush();
             return 0;
         } catch (OpenbTrace.TraceException e) {
-            System.err.println("mpshare simulate: " + e.getMessage() + "; nothing was replayed");
-            return 1;
+            return fail(err, e.getMessage() + "; nothing was replayed", ExitCodes.FAILED);
         } catch (IllegalArgumentException e) {
-            System.err.println("mpshare simulate: " + e.getMessage());
-            return 2;
+            return fail(err, e.getMessage(), ExitCodes.USAGE);
         } catch (java.nio.file.NoSuchFileException e) {
-            System.err.println("mpshare simulate: " + e.getFile() + ": no such file");
-            return 1;
+            return fail(err, e.getFile() + ": no such file", ExitCodes.FAILED);
         } catch (IOException e) {
-            System.err.println("mpshare simulate: " + e.getMessage());
-            return 1;
+            return fail(err, e.getMessage(), ExitCodes.FAILED);
         }
+    }
+
+    /** What is wrong with the options before anything is read, in one line; null when nothing is. */
+    String problem() {
+        if (!format.equalsIgnoreCase("openb")) return "--trace-format " + format + " is not known; the one trace format is openb";
+        if (!Files.isRegularFile(nodes)) return "--nodes " + nodes + ": no such file (the replay's --nodes is a node list CSV such as openb_node_list_gpu_node.csv)";
+        for (Path p : pods)
+            if (!Files.isRegularFile(p)) return "--pods " + p + ": no such file (the replay's --pods is a task list CSV such as openb_pod_list_default.csv)";
+        if (threads < 1 || threads > 256) return "--threads must be 1-256, got " + threads;
+        try {
+            OpenbReplayMain.parseSeeds(seeds);
+        } catch (NumberFormatException e) {
+            return "--seeds " + seeds + ": write seeds as a range (42-51) or a list (42,43,50)";
+        } catch (IllegalArgumentException e) {
+            return "--seeds " + seeds + ": " + e.getMessage() + "; write a range (42-51) or a list (42,43,50)";
+        }
+        try {
+            Policies.parse(policies);
+        } catch (IllegalArgumentException e) {
+            return "--policies: " + e.getMessage() + " or " + ALL_POLICIES;
+        }
+        return null;
+    }
+
+    private int fail(PrintWriter err, String message, int code) {
+        err.println("mpshare simulate: " + message);
+        err.flush();
+        return code;
     }
 }

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import io.mpshare.scheduler.SchedulerExtender;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
@@ -49,8 +50,8 @@ class SimulateCommandTest {
         Path report = dir.resolve("sub/report.html");
         int rc = run("simulate", "--nodes", "4", "--pods", "300", "--rate", "60", "--quiet", "--out", report.toString());
         assertThat(rc).as(err.toString()).isZero();
-        assertThat(out.toString()).contains("sharing with mpshare binpack needs").contains("where whole-GPU needs").contains("saves")
-                .contains("mpshare spread").contains("fixed slices (8/GPU)").contains("whole GPU per pod").contains("report: ");
+        assertThat(out.toString()).contains("sharing with mpshare fragmentation (default) needs").contains("where whole-GPU needs").contains("saves")
+                .contains("mpshare binpack").contains("mpshare spread").contains("fixed slices (8/GPU)").contains("whole GPU per pod").contains("report: ");
         String html = Files.readString(report);
         assertThat(html).startsWith("<!DOCTYPE html>").contains("<svg").contains("GPUs in use").contains("Pending time")
                 .doesNotContain("<script").doesNotContain("http://cdn").doesNotContain("https://");
@@ -88,5 +89,45 @@ class SimulateCommandTest {
         int rc = run("simulate", "--trace", trace.toString(), "--nodes", "2", "--policies", "binpack,whole", "--quiet", "--out", dir.resolve("r.html").toString());
         assertThat(rc).as(err.toString()).isZero();
         assertThat(out.toString()).contains("trace " + trace).contains("needs 2 GPUs where whole-GPU needs 4: saves 50%").doesNotContain("mpshare spread");
+    }
+
+    /** The report names the policy the extender's own default picks, and shows that policy's row. */
+    @Test
+    void simulate_defaultRun_reportNamesTheExtendersDefaultAndItsRow() throws Exception {
+        String extenderDefault = SchedulerExtender.policy(SchedulerExtender.DEFAULT_POLICY, false).name();
+        Path report = dir.resolve("r.html");
+        assertThat(run("simulate", "--nodes", "4", "--pods", "300", "--rate", "60", "--quiet", "--out", report.toString())).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("the scheduler extender runs " + extenderDefault + " by default")
+                .containsPattern("(?m)^>>> sharing with mpshare " + extenderDefault + " \\(default\\) needs \\d+ GPUs? where whole-GPU needs \\d+: saves \\d+%$")
+                .containsPattern("(?m)^mpshare " + extenderDefault + " \\(default\\) +\\d+ +\\d+% ");
+        assertThat(Files.readString(report)).contains("the scheduler extender runs " + extenderDefault + " by default")
+                .contains("<td>mpshare " + extenderDefault + " (default)</td>");
+    }
+
+    @Test
+    void simulate_help_showsTheTraceReplayGroupWithEveryReplayOption() {
+        assertThat(run("simulate", "--help")).isZero();
+        String help = out.toString();
+        assertThat(help).contains(ReplayHelpSection.HEADING + ":");
+        String replay = help.substring(help.indexOf(ReplayHelpSection.HEADING));
+        for (var o : new CommandLine(new SimulateOpenbCommand()).getCommandSpec().options()) {
+            if (o.usageHelp() || o.versionHelp()) continue;
+            assertThat(replay).as(o.longestName()).contains("      " + o.longestName() + "=");
+        }
+        for (var p : io.mpshare.sim.openb.Policies.values()) assertThat(replay).contains(p.cliName + ",");
+        assertThat(replay.replaceAll("\\s+", " ")).contains("(default: 42-51)").contains("(default: all)").contains("(default: mpshare-openb-report.html)")
+                .contains("git clone https://github.com/alibaba/clusterdata");
+    }
+
+    /** A replay option or value given without --trace-format openb: one line that says to add it, and the usual hint. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"--pods=traces/openb_pod_list_default.csv", "--nodes=nodes.csv", "--seeds=42-51", "--gpu-mib=*=32768", "--policies=bestfit"})
+    void simulate_replayOptionWithoutTraceFormat_oneLineSaysAddIt(String flag) {
+        var cl = Main.commandLine("simulate", flag);
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        assertThat(cl.execute(Main.commandArgs("simulate", flag))).isEqualTo(2);
+        assertThat(err.toString().lines()).hasSize(2);
+        assertThat(err.toString().lines().findFirst().orElseThrow()).startsWith("mpshare simulate: ").contains("add --trace-format openb");
     }
 }

@@ -115,6 +115,13 @@ public final class Names {
      * {@link #ANN_CONTEXT_RESERVE}.
      */
     public static final long DEFAULT_CONTEXT_RESERVE_MIB = 1024;
+    /** Placement policy names, as {@code mpshare scheduler-extender --policy} and {@code mpshare simulate --policies} take them. */
+    public static final String POLICY_FRAGMENTATION = "fragmentation", POLICY_BINPACK = "binpack", POLICY_SPREAD = "spread";
+    /**
+     * The placement policy the scheduler extender runs when {@code --policy} is not given (fragmentation gradient
+     * descent over a learned task mix, docs/extender.md); {@code mpshare simulate} names it in its report.
+     */
+    public static final String DEFAULT_PLACEMENT_POLICY = POLICY_FRAGMENTATION;
     /**
      * Pod annotation: this pod's CUDA context reserve in MiB per container per GPU, instead of the cluster's default
      * (a framework that holds more beside its tensors). Booked by the extender, capped by the device plugin alike.

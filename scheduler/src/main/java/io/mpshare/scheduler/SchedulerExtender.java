@@ -68,7 +68,7 @@ public final class SchedulerExtender implements AutoCloseable {
     }
 
     /** The default placement policy's name: fragmentation gradient descent with a learned task mix (docs/extender.md). */
-    public static final String DEFAULT_POLICY = "fragmentation";
+    public static final String DEFAULT_POLICY = io.mpshare.core.Names.DEFAULT_PLACEMENT_POLICY;
 
     /** The policy a name on the command line stands for: fragmentation (the default), binpack or spread. */
     public static PlacementPolicy policy(String name, boolean uidRule) {

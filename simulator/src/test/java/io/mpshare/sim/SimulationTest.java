@@ -19,7 +19,7 @@ class SimulationTest {
     }
 
     private static Simulation.Result run(Scenario sc, int threads) {
-        return Simulation.run(sc, Models.of(Models.IDS, 512, 8), Progress.NONE, threads);
+        return Simulation.run(sc, Models.of(Models.IDS, 512, 8, sc.workload()), Progress.NONE, threads);
     }
 
     @Test
@@ -96,8 +96,8 @@ class SimulationTest {
     @Test
     void run_fixedRunStandsForElastic_onlyWhenTheElasticRunDecidesTheSame() {
         var sc = new Scenario(SMALL, mix(21, 1200), 16);
-        var reused = Simulation.run(sc, Models.of(Models.IDS, 512, 8), Progress.NONE, 2, true);
-        var full = Simulation.run(sc, Models.of(Models.IDS, 512, 8), Progress.NONE, 2, false);
+        var reused = Simulation.run(sc, Models.of(Models.IDS, 512, 8, sc.workload()), Progress.NONE, 2, true);
+        var full = Simulation.run(sc, Models.of(Models.IDS, 512, 8, sc.workload()), Progress.NONE, 2, false);
         int shortcuts = 0;
         for (int i = 0; i < full.models().size(); i++) {
             RunResult f = full.models().get(i).fixed();
@@ -117,11 +117,11 @@ class SimulationTest {
     }
 
     @Test
-    void run_fragmentationPolicy_optIn_placesEveryPodWithFewerGpusThanWhole() {
+    void run_fragmentationPolicy_placesEveryPodWithFewerGpusThanWhole() {
         Workload w = mix(13, 600);
         var r = Simulation.run(new Scenario(SMALL, w, 16), Models.of(List.of("fragmentation", "whole"), 512, 8, w), Progress.NONE, 2);
         var frag = r.model("fragmentation");
-        assertThat(frag.model().label()).isEqualTo("mpshare fragmentation");
+        assertThat(frag.model().label()).isEqualTo("mpshare fragmentation (default)");
         assertThat(frag.fixed().placed() + frag.fixed().rejected()).isEqualTo(600);
         assertThat(frag.gpusNeeded()).isLessThan(r.model("whole").gpusNeeded());
     }

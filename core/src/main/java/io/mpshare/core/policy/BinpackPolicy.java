@@ -16,7 +16,7 @@ public final class BinpackPolicy implements PlacementPolicy {
 
     public BinpackPolicy() { this(false); }
 
-    @Override public String name() { return "binpack"; }
+    @Override public String name() { return io.mpshare.core.Names.POLICY_BINPACK; }
 
     @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
         return Ranked.choose(s, d, uidRule, false);

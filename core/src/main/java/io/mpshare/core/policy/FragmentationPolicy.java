@@ -80,7 +80,7 @@ public final class FragmentationPolicy implements PlacementPolicy {
 
     public TaskMix mix() { return mix; }
 
-    @Override public String name() { return "fragmentation"; }
+    @Override public String name() { return io.mpshare.core.Names.POLICY_FRAGMENTATION; }
 
     /**
      * Per GPU size. For a host level h (how many CPU levels and memory levels the node can host, combined),

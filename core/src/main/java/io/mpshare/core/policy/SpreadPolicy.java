@@ -11,7 +11,7 @@ public final class SpreadPolicy implements PlacementPolicy {
 
     public SpreadPolicy() { this(false); }
 
-    @Override public String name() { return "spread"; }
+    @Override public String name() { return io.mpshare.core.Names.POLICY_SPREAD; }
 
     @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
         return Ranked.choose(s, d, uidRule, true);

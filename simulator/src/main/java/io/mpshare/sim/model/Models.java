@@ -1,5 +1,6 @@
 package io.mpshare.sim.model;
 
+import io.mpshare.core.Names;
 import io.mpshare.core.model.ContainerRequest;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
@@ -16,20 +17,28 @@ import java.util.OptionalLong;
 
 /** The models the simulator knows, by command-line id. */
 public final class Models {
-    /** The models a run compares by default, in report order. */
-    public static final List<String> IDS = List.of("binpack", "spread", "slices", "whole");
-    /** Every id, in report order; {@code fragmentation} is opt-in (it evaluates every node for every pod). */
-    public static final List<String> ALL = List.of("binpack", "spread", "fragmentation", "slices", "whole");
+    /**
+     * The id of the model the scheduler extender runs when {@code --policy} is not given: the mpshare model of
+     * the same name ({@link Names#DEFAULT_PLACEMENT_POLICY}); the reports name it.
+     */
+    public static final String DEFAULT_ID = Names.DEFAULT_PLACEMENT_POLICY;
+    /** Every id, in report order: the extender's default first, then binpack, spread and the baselines. */
+    public static final List<String> ALL = List.of(Names.POLICY_FRAGMENTATION, Names.POLICY_BINPACK, Names.POLICY_SPREAD, "slices", "whole");
+    /** The models a run compares by default, in report order: all of them. */
+    public static final List<String> IDS = ALL;
     public static final int DEFAULT_SLICES = 8;
 
     private Models() {}
 
-    /** The model {@code id}; {@code workload} is needed only by {@code fragmentation} (its task mix), else may be null. */
+    /**
+     * The model {@code id}; {@code workload} is needed only by {@code fragmentation}: its task mix is the
+     * workload's own demands ({@link #mix}), else it may be null.
+     */
     public static SharingModel of(String id, long reserveMib, int slicesPerGpu, Workload workload) {
         return switch (id.strip().toLowerCase(Locale.ROOT)) {
-            case "binpack" -> MpshareModel.binpack(reserveMib);
-            case "spread" -> MpshareModel.spread(reserveMib);
-            case "fragmentation" -> {
+            case Names.POLICY_BINPACK -> MpshareModel.binpack(reserveMib);
+            case Names.POLICY_SPREAD -> MpshareModel.spread(reserveMib);
+            case Names.POLICY_FRAGMENTATION -> {
                 if (workload == null) throw new IllegalArgumentException("the fragmentation model needs the workload for its task mix");
                 yield MpshareModel.fragmentation(reserveMib, mix(workload, reserveMib));
             }
@@ -52,8 +61,11 @@ public final class Models {
 
     public static List<SharingModel> of(List<String> ids, long reserveMib, int slicesPerGpu) { return of(ids, reserveMib, slicesPerGpu, null); }
 
-    /** The workload's valid demands, as the extender's resolver charges them, weighted by how often each comes. */
-    static TaskMix mix(Workload workload, long reserveMib) {
+    /**
+     * The workload's valid demands, as the extender's resolver charges them, weighted by how often each comes:
+     * the mix the extender learns from the recent pods it has seen, once those are pods of this workload. The whole workload is used, not a window, so every run of a model sees one mix.
+     */
+    public static TaskMix mix(Workload workload, long reserveMib) {
         var resolver = new DemandResolver(reserveMib);
         List<GpuDemand> seen = new ArrayList<>();
         for (SimPod p : workload.pods()) {

@@ -13,13 +13,13 @@ public record MpshareModel(String id, String label, String description, Placemen
         implements SharingModel {
 
     public static MpshareModel binpack(long reserveMib) {
-        return new MpshareModel("binpack", "mpshare binpack",
+        return new MpshareModel(Names.POLICY_BINPACK, label(Names.POLICY_BINPACK),
                 "MPS sharing; each pod goes to the GPU whose free memory fits it most tightly (best fit), on the node that scores highest.",
                 new BinpackPolicy(), reserveMib, Search.BEST_FIT);
     }
 
     public static MpshareModel spread(long reserveMib) {
-        return new MpshareModel("spread", "mpshare spread",
+        return new MpshareModel(Names.POLICY_SPREAD, label(Names.POLICY_SPREAD),
                 "MPS sharing; each pod goes to the GPU with the most free memory (worst fit), on the node that scores highest.",
                 new SpreadPolicy(), reserveMib, Search.WORST_FIT);
     }
@@ -30,10 +30,16 @@ public record MpshareModel(String id, String label, String description, Placemen
      * nodes, slow at thousands.
      */
     public static MpshareModel fragmentation(long reserveMib, TaskMix mix) {
-        return new MpshareModel("fragmentation", "mpshare fragmentation",
-                "MPS sharing; each pod goes where it least increases the free memory the expected mix of pods could no longer use"
-                        + " (fragmentation gradient descent, ATC'23).",
+        return new MpshareModel(Names.POLICY_FRAGMENTATION, label(Names.POLICY_FRAGMENTATION),
+                "MPS sharing; each pod goes where it least increases the free GPU share the expected mix of pods could no longer use"
+                        + " (fragmentation gradient descent, ATC'23). Task mix: the workload's own demands (" + mix.entries().size()
+                        + " shapes), what the extender learns from the recent pods it has seen; GPU only, as the simulation has no host CPU.",
                 new FragmentationPolicy(mix), reserveMib, Search.EXHAUSTIVE);
+    }
+
+    /** "mpshare binpack"; the extender's default policy ({@link Names#DEFAULT_PLACEMENT_POLICY}) is marked "(default)". */
+    static String label(String policy) {
+        return "mpshare " + policy + (policy.equals(Names.DEFAULT_PLACEMENT_POLICY) ? " (default)" : "");
     }
 
     public static MpshareModel binpack() { return binpack(Names.DEFAULT_CONTEXT_RESERVE_MIB); }

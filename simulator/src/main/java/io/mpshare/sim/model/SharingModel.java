@@ -25,7 +25,7 @@ public interface SharingModel {
         FIRST_FIT
     }
 
-    /** Short id used on the command line: binpack, spread, slices, whole. */
+    /** Short id used on the command line: fragmentation, binpack, spread, slices, whole. */
     String id();
 
     /** Name in the report, e.g. "mpshare binpack". */
@@ -36,6 +36,9 @@ public interface SharingModel {
 
     /** True when pods share GPUs (the headline compares these with whole-GPU). */
     boolean shares();
+
+    /** True for the model of the policy the scheduler extender runs when {@code --policy} is not given ({@link Models#DEFAULT_ID}). */
+    default boolean extenderDefault() { return id().equals(Models.DEFAULT_ID); }
 
     PlacementPolicy policy();
 

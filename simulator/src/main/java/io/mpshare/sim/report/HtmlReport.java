@@ -31,6 +31,7 @@ public final class HtmlReport {
         h.p("muted", cluster.describe());
         h.p("muted", "workload: " + workloadLine);
         h.p("headline", Summary.headline(r));
+        h.p("muted", Summary.extenderDefaultLine(r));
         for (String l : Summary.clusterLines(r)) h.p("muted", l);
 
         List<String> labels = r.models().stream().map(m -> m.model().label()).toList();
@@ -40,7 +41,7 @@ public final class HtmlReport {
 
         h.h2("Summary");
         h.table(Summary.COLUMNS, Summary.rows(r));
-        h.p("muted", "All columns but \"GPUs needed\" come from the " + String.format(Locale.ROOT, "%,d", cluster.gpus())
+        h.p("muted", "\"saves\": 1 - GPUs needed / whole GPU's GPUs needed. All columns but \"GPUs needed\" and \"saves\" come from the " + String.format(Locale.ROOT, "%,d", cluster.gpus())
                 + "-GPU cluster, where pods that do not fit wait in a FIFO queue. docs/simulate.md explains every number.");
 
         h.h2("Over time, on the " + String.format(Locale.ROOT, "%,d", cluster.gpus()) + "-GPU cluster");

@@ -15,13 +15,14 @@ public final class TextReport {
         out.println("workload: " + workloadLine);
         out.println();
         out.println(">>> " + Summary.headline(r));
+        out.println("    " + Summary.extenderDefaultLine(r));
         out.println();
         for (String l : Summary.clusterLines(r)) out.println("  " + l);
         out.println();
         out.print(table(Summary.COLUMNS, Summary.rows(r)));
         out.println();
-        out.println("GPUs needed: peak GPUs in use when nodes are added until no pod waits. Other columns: the "
-                + r.scenario().cluster().gpus() + "-GPU cluster.");
+        out.println("GPUs needed: peak GPUs in use when nodes are added until no pod waits; saves: 1 - GPUs needed / whole GPU's."
+                + " Other columns: the " + r.scenario().cluster().gpus() + "-GPU cluster.");
         out.println("mem util: memory pods asked / memory of GPUs in use; stranded: free memory on GPUs in use that no pod of the mix can get.");
         r.models().forEach(m -> m.fixed().rejectReasons().forEach((why, n) ->
                 out.println("rejected by " + m.model().label() + ": " + n + " pod(s): " + why)));
