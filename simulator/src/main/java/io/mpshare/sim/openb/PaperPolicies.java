@@ -74,6 +74,51 @@ final class PaperPolicies {
         }
     }
 
+    /**
+     * Tetris's dot product, as the paper's DotProd (merged GPU dimension, normalised by the largest node):
+     * node score {@code int(100 * (1 - (cpuLeft/128000 * cpu/128000 + gpuLeft/8000 * gpu/8000) / 2))} with the
+     * node's free CPU and GPU share before the task and the task's ask; the tightest GPU that fits.
+     */
+    static final class DotProd implements ReplayPolicy {
+        @Override public Placement choose(Cluster c, OpenbTrace.Task t, SplittableRandom rnd) {
+            int node = ReplayPolicy.argmax(c, t, i -> score(c.cpuLeft[i], c.gpuLeftTotal(i), t));
+            return node < 0 ? null : gpusBestFit(c, node, t);
+        }
+
+        static long score(long cpuLeft, int gpuLeft, OpenbTrace.Task t) {
+            double dot = (cpuLeft / MAX_CPU_MILLI) * (t.cpuMilli() / MAX_CPU_MILLI) + (gpuLeft / MAX_GPU_MILLI) * (t.gpuAsk() / MAX_GPU_MILLI);
+            return (long) (100 * (1 - dot / 2));
+        }
+    }
+
+    /**
+     * GPU clustering: a GPU task goes where tasks of its kind (a share, or k whole GPUs) already run: nodes
+     * running only its kind score 75..100, nodes running its kind among others 50..75, idle nodes 25..50, nodes
+     * running only other kinds 0..25; within a band, {@code 25 * (8000 - gpuLeft) / 8000} in integers (fuller
+     * first). CPU-only tasks score 0 everywhere. The tightest GPU that fits.
+     */
+    static final class GpuClustering implements ReplayPolicy {
+        private long[] kinds; // per node: bit k set when a task of kind k runs there (0: a share, k: k whole GPUs)
+
+        @Override public Placement choose(Cluster c, OpenbTrace.Task t, SplittableRandom rnd) {
+            if (kinds == null) kinds = new long[c.size()];
+            int node = ReplayPolicy.argmax(c, t, i -> t.numGpu() == 0 ? 0 : score(kinds[i], c.gpuLeftTotal(i), kind(t)));
+            return node < 0 ? null : gpusBestFit(c, node, t);
+        }
+
+        @Override public void placed(Cluster c, OpenbTrace.Task t, Placement p) {
+            if (t.numGpu() > 0) kinds[p.node()] |= 1L << kind(t);
+        }
+
+        static int kind(OpenbTrace.Task t) { return t.sharing() ? 0 : Math.min(t.numGpu(), 63); }
+
+        static long score(long kindsOnNode, int gpuLeft, int kind) {
+            long fill = 25L * ((long) MAX_GPU_MILLI - gpuLeft) / (long) MAX_GPU_MILLI;
+            if ((kindsOnNode & (1L << kind)) != 0) return fill + (Long.bitCount(kindsOnNode) == 1 ? 75 : 50);
+            return fill + (kindsOnNode == 0 ? 25 : 0);
+        }
+    }
+
     /** gpushare's GPU choice: the tightest GPU that takes the share; the lowest-indexed free GPUs for whole ones. */
     static ReplayPolicy.Placement gpusBestFit(Cluster c, int node, OpenbTrace.Task t) {
         if (t.numGpu() == 0) return new ReplayPolicy.Placement(node, new int[0]);

@@ -4,11 +4,13 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
-/** The policies a replay can compare, by CLI name; each run gets fresh instances. */
+/** The policies a replay can compare, by CLI name: the paper's six in its order, then mpshare's default; each run gets fresh instances. */
 public enum Policies {
     RANDOM("random", "Random"),
-    BESTFIT("bestfit", "BestFit"),
+    DOTPROD("dotprod", "DotProd"),
+    GPUCLUSTERING("gpuclustering", "GpuClustering"),
     GPUPACKING("gpupacking", "GpuPacking"),
+    BESTFIT("bestfit", "BestFit"),
     FGD("fgd", "FGD (paper)"),
     DEFAULT("default", "mpshare default");
 
@@ -20,6 +22,8 @@ public enum Policies {
     ReplayPolicy create(List<OpenbTrace.Node> nodes, GpuModels models, List<OpenbTrace.Task> trace) {
         return switch (this) {
             case RANDOM -> new PaperPolicies.Random();
+            case DOTPROD -> new PaperPolicies.DotProd();
+            case GPUCLUSTERING -> new PaperPolicies.GpuClustering();
             case BESTFIT -> new PaperPolicies.BestFit();
             case GPUPACKING -> new PaperPolicies.GpuPacking();
             case FGD -> PaperFgd.of(trace);
