@@ -22,7 +22,10 @@ import java.util.Arrays;
  * <p>What a slot answers: {@link View#room} counts the GPUs that can take {@code needMib} and
  * {@code needCore}% now, exactly what {@code Fitting.candidates} counts for the same snapshot; nodes with
  * more than {@link #WIDTH} GPUs, unknown names and absent nodes answer a negative code and the caller
- * asks the ledger's snapshot instead.
+ * asks the ledger's snapshot instead. For the one-UID-per-daemon rule a slot also keeps a summary of the
+ * UIDs its booked pods run as ({@link NodeState#uids}: none, one UID, several), so
+ * {@link View#room(int, long, int, int, long)} can say whether a pod of a given UID conflicts there, exactly
+ * as {@code Fitting.uidConflict} decides on the snapshot.
  */
 public final class FitIndex {
     /** GPUs kept inline per node. */
@@ -31,7 +34,19 @@ public final class FitIndex {
     public static final int ABSENT = -1;
     /** {@link View#room}: node has more GPUs than {@link #WIDTH}; ask the snapshot. */
     public static final int WIDE = -2;
-    private static final int STRIDE = 2 + WIDTH; // version, gpu count (or -1 absent, WIDTH+1 wide), keys
+    /** {@link View#room(int, long, int, int, long)}: enough GPUs have room, but pods of another UID are booked on the node. */
+    public static final int UID_CONFLICT = -3;
+    /** {@link View#room(int, long, int, int, long)}: enough room; the node's one UID is too large to keep inline: ask the snapshot. */
+    public static final int UID_UNSURE = -4;
+    /** The {@code uid} argument of {@link View#room(int, long, int, int, long)} for a pod the UID rule does not judge. */
+    public static final long NO_UID = -1;
+    /** UIDs kept inline: {@code 0 <= uid < MAX_UID} (Kubernetes allows 0 to 2^31-1). */
+    public static final long MAX_UID = 1L << 54;
+    // per slot: version, meta, keys. meta = (uid summary << 8) | GPU count (0..WIDTH, or COUNT_WIDE, COUNT_ABSENT);
+    // uid summary: 0 no known UID booked, u + 1 exactly UID u, MANY_UIDS several, UID_OUT_OF_RANGE one UID >= MAX_UID
+    private static final int STRIDE = 2 + WIDTH;
+    private static final int COUNT_ABSENT = 0xFF, COUNT_WIDE = 0xFE;
+    private static final long MANY_UIDS = -1, UID_OUT_OF_RANGE = -2;
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
     private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
 
@@ -71,7 +86,7 @@ public final class FitIndex {
             t.names[slot] = b;
             t.strings[slot] = name;
             t.hashes[slot] = h;
-            t.data[slot * STRIDE + 1] = ABSENT;
+            t.data[slot * STRIDE + 1] = COUNT_ABSENT;
             int i = h & t.mask;
             while (t.probe[i] != 0) i = (i + 1) & t.mask;
             INTS.setRelease(t.probe, i, slot + 1);
@@ -88,14 +103,24 @@ public final class FitIndex {
         long v = d[base];
         LONGS.setVolatile(d, base, v + 1);
         VarHandle.storeStoreFence();
-        if (s == null) d[base + 1] = ABSENT;
-        else if (s.gpuCount() > WIDTH) d[base + 1] = WIDTH + 1;
+        if (s == null) d[base + 1] = COUNT_ABSENT;
+        else if (s.gpuCount() > WIDTH) d[base + 1] = COUNT_WIDE;
         else {
             int n = s.gpuCount();
-            d[base + 1] = n;
+            d[base + 1] = (uidSummary(s.uids()) << 8) | n;
             for (int i = 0; i < n; i++) d[base + 2 + i] = s.fitKey(i);
         }
         LONGS.setRelease(d, base, v + 2);
+    }
+
+    /** Whether a UID is kept inline (see {@link #MAX_UID}); a pod of another UID is asked of the snapshot. */
+    public static boolean inlineUid(long uid) { return uid >= 0 && uid < MAX_UID; }
+
+    private static long uidSummary(java.util.Map<Long, Integer> uids) {
+        if (uids.isEmpty()) return 0;
+        if (uids.size() > 1) return MANY_UIDS;
+        long u = uids.keySet().iterator().next();
+        return inlineUid(u) ? u + 1 : UID_OUT_OF_RANGE;
     }
 
     private Table grow(Table old) {
@@ -206,22 +231,37 @@ public final class FitIndex {
         public int room(int slot, long needMib, int needCore) { return room(slot, needMib, needCore, Integer.MAX_VALUE); }
 
         /** {@link #room(int, long, int)}, counting no further than {@code enough} (the filter stops at the pod's GPU count). */
-        public int room(int slot, long needMib, int needCore, int enough) {
+        public int room(int slot, long needMib, int needCore, int enough) { return room(slot, needMib, needCore, enough, NO_UID); }
+
+        /**
+         * {@link #room(int, long, int, int)} for a pod that runs as {@code uid} under the one-UID-per-daemon rule
+         * ({@link #NO_UID}: not judged; else an {@link #inlineUid}): when at least {@code enough} GPUs have room,
+         * {@link #UID_CONFLICT} if the node's booked pods run as a UID other than {@code uid} (what
+         * {@code Fitting.uidConflict} answers on the same snapshot), {@link #UID_UNSURE} if the node's UID is not kept
+         * inline. With too little room the count, as without a UID (the room is the first reason).
+         */
+        public int room(int slot, long needMib, int needCore, int enough, long uid) {
             if (slot < 0) return ABSENT;
             long[] d = t.data;
             int base = slot * STRIDE;
             while (true) {
                 long v = (long) LONGS.getAcquire(d, base);
                 if ((v & 1) != 0) { Thread.onSpinWait(); continue; }
-                long n = d[base + 1];
+                long meta = d[base + 1];
+                int n = (int) (meta & 0xFF);
                 int count;
-                if (n < 0) count = ABSENT;
-                else if (n > WIDTH) count = WIDE;
+                if (n == COUNT_ABSENT) count = ABSENT;
+                else if (n == COUNT_WIDE) count = WIDE;
                 else {
                     count = 0;
                     for (int i = 0; i < n && count < enough; i++) {
                         long k = d[base + 2 + i];
                         if (k >= 0 && (k & 127) >= needCore && (k >>> 7) >= needMib) count++;
+                    }
+                    if (uid >= 0 && count >= enough) {
+                        long u = meta >> 8;
+                        if (u == MANY_UIDS || (u > 0 && u - 1 != uid)) count = UID_CONFLICT;
+                        else if (u == UID_OUT_OF_RANGE) count = UID_UNSURE;
                     }
                 }
                 VarHandle.loadLoadFence();

@@ -86,9 +86,13 @@ public final class Fitting {
         if (d.runAsUser().isEmpty()) return null;
         long uid = d.runAsUser().getAsLong();
         for (Map.Entry<Long, Integer> e : s.uids().entrySet()) {
-            if (e.getKey() != uid)
-                return "its MPS daemon serves another UID (one UID at a time): run as that UID, or wait; pod runs as UID " + uid;
+            if (e.getKey() != uid) return uidConflictReason(uid);
         }
         return null;
+    }
+
+    /** The reason {@link #uidConflict} gives to a pod of {@code uid} (the same on every node, so the filter builds it once). */
+    public static String uidConflictReason(long uid) {
+        return "its MPS daemon serves another UID (one UID at a time): run as that UID, or wait; pod runs as UID " + uid;
     }
 }

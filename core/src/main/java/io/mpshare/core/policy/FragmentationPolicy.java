@@ -188,6 +188,12 @@ public final class FragmentationPolicy implements PlacementPolicy {
         return !uidRule || Fitting.uidConflict(s, d) == null;
     }
 
+    /** {@link #fits} on a node of at most {@link io.mpshare.core.ledger.FitIndex#WIDTH} GPUs is the room count (and, with the UID rule, no conflict). */
+    @Override public boolean fitsByRoom(GpuDemand d) { return !uidRule || d.runAsUser().isEmpty(); }
+
+    /** With the UID rule: room first, then the UID conflict ({@link #evaluate}'s order). */
+    @Override public boolean fitsByRoomUnderUidRule(GpuDemand d) { return uidRule; }
+
     @Override public long score(NodeState s, GpuDemand d) {
         return fits(s, d) && evaluate(s, d) instanceof Evaluation.Fits f ? f.score() : NO_FIT;
     }

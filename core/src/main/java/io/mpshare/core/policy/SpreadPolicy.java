@@ -24,6 +24,9 @@ public final class SpreadPolicy implements PlacementPolicy {
     /** Without the UID rule (or for a pod without runAsUser) a node fits exactly when enough GPUs have room. */
     @Override public boolean fitsByRoom(GpuDemand d) { return !uidRule || d.runAsUser().isEmpty(); }
 
+    /** With the UID rule: room first, then the UID conflict (Ranked.choose's order). */
+    @Override public boolean fitsByRoomUnderUidRule(GpuDemand d) { return uidRule; }
+
     @Override public boolean fits(NodeState s, GpuDemand d) {
         return Ranked.fits(s, d, uidRule);
     }

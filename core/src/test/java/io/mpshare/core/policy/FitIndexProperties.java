@@ -28,7 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * on the ledger's snapshots, after any sequence of ledger changes: node added, re-inventoried (health, GPU
  * count, over {@link FitIndex#WIDTH} GPUs), removed and added back; pods assumed, restored (over-booking
  * included), released. And the engine's filter (names as strings or as request bytes) keeps exactly the
- * nodes where evaluate fits, in order, with the same reasons.
+ * nodes where evaluate fits, in order, with the same reasons. The same with the one-UID-per-daemon rule: pods
+ * booked and asked with UIDs (none, a few small ones, one past what the index keeps inline, a negative one), the
+ * index's UID summary and the engine's filter against evaluate of the policies with the rule on.
  */
 class FitIndexProperties {
 
@@ -49,8 +51,27 @@ class FitIndexProperties {
         return GpuDemand.simple(between(r, 1, 90) * 1024L * count, oneOf(r, 0, 0, 10, 30, 60) * count, count, 512);
     }
 
+    /** A UID for a pod: mostly none or one of a few, at times one the index does not keep inline, or a negative one. */
+    private static java.util.OptionalLong uid(SplittableRandom r) {
+        return switch (r.nextInt(12)) {
+            case 0, 1, 2, 3 -> java.util.OptionalLong.empty();
+            case 4, 5, 6 -> java.util.OptionalLong.of(1000);
+            case 7, 8 -> java.util.OptionalLong.of(1001);
+            case 9 -> java.util.OptionalLong.of(0);
+            case 10 -> java.util.OptionalLong.of(FitIndex.MAX_UID + r.nextInt(2));
+            default -> java.util.OptionalLong.of(-5);
+        };
+    }
+
+    private static GpuDemand withUid(GpuDemand d, java.util.OptionalLong uid) {
+        return new GpuDemand(d.gpuCount(), d.chargeMib(), d.chargeCore(), d.reserveMib(), d.requestedMib(), d.containers(), uid);
+    }
+
     /** Builds a ledger by random changes; returns it with every name ever used plus two never seen. */
-    static Ledger build(SplittableRandom r, int nodes, int ops, List<String> names) {
+    static Ledger build(SplittableRandom r, int nodes, int ops, List<String> names) { return build(r, nodes, ops, names, false); }
+
+    /** {@link #build(SplittableRandom, int, int, List)}, with {@code uids} the pods booked run as random UIDs. */
+    static Ledger build(SplittableRandom r, int nodes, int ops, List<String> names, boolean uids) {
         Ledger l = new Ledger(new io.mpshare.core.MutableClock(T0), TTL);
         for (int i = 0; i < nodes; i++) {
             String name = "node-" + i + (i % 7 == 3 ? "-\u00e9" : "");
@@ -68,10 +89,11 @@ class FitIndexProperties {
                     NodeState s = l.node(node);
                     if (s == null || s.gpuCount() == 0) continue;
                     int pos = r.nextInt(s.gpuCount());
+                    GpuDemand booked = GpuDemand.simple(between(r, 1, 80) * 1024L, oneOf(r, 0, 30, 60), 1, 0);
                     l.restore(new Allocation(key("p" + op), "", node, List.of(s.gpuIndex(pos)), List.of(s.gpu(pos).uuid()),
-                            GpuDemand.simple(between(r, 1, 80) * 1024L, oneOf(r, 0, 30, 60), 1, 0), T0, Phase.BOUND));
+                            uids ? withUid(booked, uid(r)) : booked, T0, Phase.BOUND));
                 }
-                default -> e.assume(key("p" + op), "", node, demand(r));
+                default -> e.assume(key("p" + op), "", node, uids ? withUid(demand(r), uid(r)) : demand(r));
             }
         }
         names.add("never-seen");
@@ -101,6 +123,44 @@ class FitIndexProperties {
                     if (s == null) { assertThat(room).as("absent %s", name).isEqualTo(FitIndex.ABSENT); continue; }
                     if (s.gpuCount() > FitIndex.WIDTH) { assertThat(room).as("wide %s", name).isEqualTo(FitIndex.WIDE); continue; }
                     for (PlacementPolicy p : policies)
+                        assertThat(room >= d.gpuCount()).as("%s on %s for %s (room %d)", p.name(), s, d, room)
+                                .isEqualTo(p.evaluate(s, d) instanceof Evaluation.Fits);
+                }
+                for (PlacementPolicy p : policies) checkFilter(new PlacementEngine(l, p), names, d);
+            }
+        });
+    }
+
+    @Test
+    void indexWithUidRule_agreesWithEvaluate_afterAnyChanges() {
+        Props.check("FitIndexProperties.indexWithUidRule_agreesWithEvaluate_afterAnyChanges", 200, FitIndexProperties::cases, c -> {
+            SplittableRandom r = new SplittableRandom(c.seed());
+            List<String> names = new ArrayList<>();
+            Ledger l = build(r, c.nodes(), c.ops(), names, true);
+            FitIndex.View v = l.fitIndex().view();
+            TaskMix mix = TaskMix.ofDemands(List.of(io.mpshare.core.CoreFixtures.demand(8192, 0, 1), io.mpshare.core.CoreFixtures.demand(2 * 40_000, 0, 2)));
+            List<PlacementPolicy> policies = List.of(new BinpackPolicy(true), new SpreadPolicy(true),
+                    new FragmentationPolicy(mix, FragmentationPolicy.DEFAULT_TOLERANCE, true), new BinpackPolicy(false));
+            for (int q = 0; q < 8; q++) {
+                GpuDemand d = withUid(demand(r), uid(r));
+                long uid = d.runAsUser().isPresent() && FitIndex.inlineUid(d.runAsUser().getAsLong()) ? d.runAsUser().getAsLong() : FitIndex.NO_UID;
+                for (String name : names) {
+                    NodeState s = l.node(name);
+                    int slot = v.slot(name);
+                    int plain = v.room(slot, d.chargeMib(), d.chargeCore(), d.gpuCount());
+                    int room = v.room(slot, d.chargeMib(), d.chargeCore(), d.gpuCount(), uid);
+                    if (s == null || s.gpuCount() > FitIndex.WIDTH || plain < d.gpuCount() || uid == FitIndex.NO_UID) {
+                        assertThat(room).as("no UID answer without room or UID, %s", name).isEqualTo(plain);
+                        continue;
+                    }
+                    if (room == FitIndex.UID_UNSURE) {
+                        assertThat(s.uids().keySet()).as("unsure only for one UID not kept inline, %s", s).hasSize(1)
+                                .allMatch(u -> !FitIndex.inlineUid(u));
+                        continue;
+                    }
+                    boolean conflict = Fitting.uidConflict(s, d) != null;
+                    assertThat(room).as("%s for %s (uids %s)", s, d, s.uids()).isEqualTo(conflict ? FitIndex.UID_CONFLICT : plain);
+                    for (PlacementPolicy p : policies.subList(0, 3))
                         assertThat(room >= d.gpuCount()).as("%s on %s for %s (room %d)", p.name(), s, d, room)
                                 .isEqualTo(p.evaluate(s, d) instanceof Evaluation.Fits);
                 }
