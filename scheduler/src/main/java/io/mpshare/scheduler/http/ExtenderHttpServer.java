@@ -33,6 +33,12 @@ import java.util.function.BooleanSupplier;
  * status ({@link VerbCalls} does the verbs). Replies are built in a per-thread buffer so the Content-Length
  * is known (no chunking).
  *
+ * <p>Binds run apart from the other verbs (docs/decisions/bind-off-the-filter-workers.md): a bind waits on the
+ * API server for tens of milliseconds while kube-scheduler, which binds asynchronously, already sends the next
+ * pod's filter and prioritize. On the fixed pool of one worker per CPU those waited behind the binds, and the
+ * serial scheduling cycle with them. So the pool's worker hands a bind exchange to a virtual thread (at most
+ * {@link #MAX_BINDS} at once) and returns at once; that thread answers and closes the exchange.
+ *
  * <p>Who may call the verbs ({@link HttpOptions}): in bundled mode only callers on loopback (kube-scheduler in
  * the same pod; no other pod can send from this pod's 127.0.0.1); with TLS only callers whose client
  * certificate the configured CA signed. A refused caller gets 403; the GET endpoints stay open for probes
@@ -51,6 +57,10 @@ public final class ExtenderHttpServer implements AutoCloseable {
     private final ThreadLocal<ByteArrayOutputStream> buffers = ThreadLocal.withInitial(() -> new ByteArrayOutputStream(64 * 1024));
     private final HttpServer server;
     private final ExecutorService workers;
+    /** Binds in flight at most: each waits on the API server on its own virtual thread. */
+    static final int MAX_BINDS = 64;
+    private final ExecutorService binds = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("extender-bind-", 0).factory());
+    private final java.util.concurrent.Semaphore bindSlots = new java.util.concurrent.Semaphore(MAX_BINDS);
 
     public ExtenderHttpServer(InetSocketAddress address, int threads, Verbs verbs, Binder binder, Inspect inspect,
                               ExtenderMetrics metrics, BooleanSupplier ready, String version) throws IOException {
@@ -114,6 +124,10 @@ public final class ExtenderHttpServer implements AutoCloseable {
 
     private void handle(HttpExchange ex) throws IOException {
         String path = ex.getRequestURI().getPath().substring(Names.EXTENDER_PREFIX.length() + 1);
+        if (path.equals("bind") && ex.getRequestMethod().equals("POST") && allowed(ex)) {
+            binds.execute(() -> bind(ex)); // answered and closed there; this worker goes back to filters
+            return;
+        }
         String method = ex.getRequestMethod();
         long t0 = System.nanoTime();
         try (ex; InputStream in = ex.getRequestBody()) {
@@ -157,6 +171,32 @@ public final class ExtenderHttpServer implements AutoCloseable {
         }
     }
 
+    /** One bind on its own virtual thread: waits for a slot, calls the binder, answers, closes the exchange. */
+    private void bind(HttpExchange ex) {
+        long t0 = System.nanoTime();
+        try (ex; InputStream in = ex.getRequestBody()) {
+            bindSlots.acquireUninterruptibly();
+            try {
+                ByteArrayOutputStream buf = new ByteArrayOutputStream(512);
+                try {
+                    String length = ex.getRequestHeaders().getFirst("Content-Length");
+                    verbCalls.bind(length == null ? -1 : parseLength(length), in, buf);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.ERROR, "extender bind failed unexpectedly", e);
+                    metrics.failure("bind", "internal");
+                    buf.reset();
+                    writer.error(buf, "mpshare extender internal error in bind: " + e);
+                }
+                send(ex, 200, JSON, buf);
+                metrics.observe("bind", System.nanoTime() - t0);
+            } finally {
+                bindSlots.release();
+            }
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "extender bind: could not answer kube-scheduler: {0}", e.getMessage());
+        }
+    }
+
     private void refuse(HttpExchange ex, String verb) throws IOException {
         metrics.failure(verb, "forbidden");
         LOG.log(Level.WARNING, "extender {0} refused to caller={1}: not kube-scheduler (not loopback, or no client certificate)", verb, ex.getRemoteAddress());
@@ -192,5 +232,6 @@ public final class ExtenderHttpServer implements AutoCloseable {
     @Override public void close() {
         server.stop(0);
         workers.shutdownNow();
+        binds.shutdownNow();
     }
 }

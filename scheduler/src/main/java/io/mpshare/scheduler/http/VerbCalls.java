@@ -94,6 +94,30 @@ final class VerbCalls {
         }
     }
 
+    /**
+     * The bind verb on the caller's thread (a virtual thread per bind, ExtenderHttpServer): the body is read into a
+     * buffer of its own, not the workers' per-thread one, since a bind body is a few hundred bytes.
+     */
+    void bind(long contentLength, InputStream in, ByteArrayOutputStream out) throws IOException {
+        String error = ready.getAsBoolean() ? null : NOT_SYNCED;
+        String reason = "not_synced";
+        Body body = new Body(1024);
+        if (error == null) {
+            try {
+                body.readFrom(in, contentLength, maxBody);
+            } catch (WireException e) {
+                error = e.getMessage();
+                reason = "bad_request";
+            }
+        }
+        if (error != null) {
+            metrics.failure("bind", reason);
+            writer.error(out, error);
+            return;
+        }
+        bind(body, out);
+    }
+
     private static final byte[] NO_VICTIMS = "{\"NodeNameToMetaVictims\":{}}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
     /** kube-scheduler's preemptVerb (io.mpshare.scheduler.preempt); without one configured, no node is offered. */
@@ -176,8 +200,12 @@ final class VerbCalls {
 
     /** A worker's request body buffer, grown as needed up to the cap and kept (the workers are a small fixed pool). */
     static final class Body {
-        byte[] bytes = new byte[128 * 1024];
+        byte[] bytes;
         int length;
+
+        Body() { this(128 * 1024); }
+
+        Body(int capacity) { bytes = new byte[capacity]; }
 
         void readFrom(InputStream in, long contentLength, long max) throws IOException, WireException {
             if (contentLength > max) throw tooLarge(contentLength + " bytes", max);

@@ -36,11 +36,30 @@ public final class BurstBench {
             warm(c, pods("warm-plain", 0, 120));
             warm(c, gpuBurst("warm-"));
             double plain = rate(c, pods("plain", 0, 120), 120);
+            Map<String, double[]> before = verbTimes(ext);
             double gpu = rate(c, gpuBurst(""), 120);
+            Map<String, double[]> after = verbTimes(ext);
             System.out.printf("kube-scheduler alone, 120 pods without GPU: %.1f pods/s%n", plain);
             System.out.printf("through the extender, 120 GPU pods:        %.1f pods/s%n", gpu);
             System.out.printf("ratio: %.2f (target >= 0.5)%n", gpu / plain);
+            for (var e : after.entrySet()) {
+                double[] b = before.getOrDefault(e.getKey(), new double[2]);
+                double n = e.getValue()[1] - b[1];
+                if (n > 0) System.out.printf("extender %-10s %4.0f calls, mean %.2f ms as the server sees it (read to reply written)%n",
+                        e.getKey(), n, 1000 * (e.getValue()[0] - b[0]) / n);
+            }
         }
+    }
+
+    /** Per verb: total seconds and calls of mpshare_extender_request_duration_seconds, from the extender's /metrics. */
+    static Map<String, double[]> verbTimes(Components.Extender ext) throws Exception {
+        String text = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(ext.url() + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        Map<String, double[]> out = new java.util.TreeMap<>();
+        var m = java.util.regex.Pattern.compile("^mpshare_extender_request_duration_seconds_(sum|count)\\{verb=\"([a-z]+)\"\\} (\\S+)$",
+                java.util.regex.Pattern.MULTILINE).matcher(text);
+        while (m.find()) out.computeIfAbsent(m.group(2), k -> new double[2])[m.group(1).equals("sum") ? 0 : 1] = Double.parseDouble(m.group(3));
+        return out;
     }
 
     static List<Pod> pods(String prefix, long gib, int n) {
