@@ -80,6 +80,7 @@ final class DocMentions {
         List<String> names = new ArrayList<>();
         while (sub.find()) {
             if (!COMMAND_POSITION.matcher(text.substring(0, sub.start())).find()) continue; // prose: "placed by the mpshare scheduler"
+            if (text.startsWith("  ", sub.end()) || text.startsWith(" (", sub.end())) continue; // a report's row: "mpshare binpack    122  77%"
             subcommands.add(new Mention(page, line, sub.group(1), null, text));
             Matcher end = END_OF_COMMAND.matcher(text);
             int stop = end.find(sub.end()) ? end.start() : text.length();

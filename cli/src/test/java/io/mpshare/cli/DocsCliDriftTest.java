@@ -168,6 +168,11 @@ class DocsCliDriftTest {
                 .containsExactly("p.md:1 `mpshare device-plugin: pass --memory-unit GiB`: --memory-unit is in no --help of any subcommand");
     }
 
+    @Test void drift_simulateReportRows_notCommands() {
+        assertThat(drift("p.md", "```\nmpshare fragmentation (default)   129  76%\nmpshare binpack                   122  77%\n```\n", options())).isEmpty();
+        assertThat(drift("p.md", "```\nmpshare binpack --x\n```\n", options())).containsExactly("p.md:2 `mpshare binpack --x`: no subcommand 'mpshare binpack'");
+    }
+
     @Test void drift_negatedForm_counts() {
         assertThat(drift("p.md", "`mpshare device-plugin --no-police`", options())).isEmpty();
     }
