@@ -66,7 +66,7 @@ public final class ExtenderLoad {
                 nodes, pods, clients, threads, warmup, measure, core, Runtime.version(), Runtime.getRuntime().availableProcessors());
         Ledger ledger = new Ledger(InstantSource.system(), Duration.ofMinutes(5));
         List<String> names = preload(ledger, nodes, pods);
-        PlacementPolicy policy = SchedulerExtender.policy(policyName, false);
+        PlacementPolicy policy = SchedulerExtender.policy(policyName, true); // the UID rule on, as by default; this pod sets no UID
         if (policy instanceof LearnedFragmentationPolicy learned) ledger.allocations().forEach(a -> learned.observe(a.pod(), a.demand())); // as the cluster view would
         System.out.printf(Locale.ROOT, "policy: %s%n", policy.name());
         byte[] payload = payload(names, core);
@@ -80,9 +80,9 @@ public final class ExtenderLoad {
         var floor = floorServer(threads, reply);
         var floorAddr = new InetSocketAddress("127.0.0.1", floor.getAddress().getPort());
 
-        Result f1 = run("floor", floorAddr, "/floor", payload, clients, warmup, measure);
-        Result e = run("extender", addr, path, payload, clients, warmup, measure);
-        Result f2 = run("floor (again)", floorAddr, "/floor", payload, clients, warmup / 2, measure);
+        Result f1 = run("floor", floorAddr, "/floor", c -> payload, clients, warmup, measure);
+        Result e = run("extender", addr, path, c -> payload, clients, warmup, measure);
+        Result f2 = run("floor (again)", floorAddr, "/floor", c -> payload, clients, warmup / 2, measure);
         double floorRate = Math.max(f1.rate, f2.rate);
         System.out.println();
         System.out.println("| server | filters/s | p50 ms | p99 ms | p99.9 ms |");
@@ -100,7 +100,7 @@ public final class ExtenderLoad {
      * and the body cap in the path, verbs from loopback only; no API server (binds fail, the re-read finds nothing).
      */
     static ExtenderHttpServer extender(Ledger ledger, PlacementPolicy policy, int threads) throws IOException {
-        var engine = new PlacementEngine(ledger, policy);
+        var engine = new PlacementEngine(ledger, Boolean.getBoolean("bench.uidBySnapshot") ? uidBySnapshot(policy) : policy);
         var verbs = new Verbs(engine, new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB), MemoryUnit.GIB,
                 new io.mpshare.scheduler.PipelineHolds(engine, InstantSource.system(), io.mpshare.scheduler.ExtenderConfig.DEFAULT_HOLD_TTL));
         var recheck = new io.mpshare.scheduler.cluster.StaleRoomCheck(ledger, node -> List.of(), InstantSource.system(),
@@ -110,11 +110,37 @@ public final class ExtenderLoad {
                 new io.mpshare.scheduler.http.HttpOptions(io.mpshare.scheduler.http.HttpOptions.DEFAULT_MAX_REQUEST_BYTES, true, null), recheck);
     }
 
+    /**
+     * The policy as it was before the filter index kept UIDs (-Dbench.uidBySnapshot=true): a pod of known UID under the
+     * UID rule is asked of each node's snapshot. For a same-run comparison only.
+     */
+    static PlacementPolicy uidBySnapshot(PlacementPolicy p) {
+        return new PlacementPolicy() {
+            @Override public String name() { return p.name(); }
+            @Override public io.mpshare.core.policy.Evaluation evaluate(io.mpshare.core.ledger.NodeState n, GpuDemand d) { return p.evaluate(n, d); }
+            @Override public long score(io.mpshare.core.ledger.NodeState n, GpuDemand d) { return p.score(n, d); }
+            @Override public boolean fits(io.mpshare.core.ledger.NodeState n, GpuDemand d) { return p.fits(n, d); }
+            @Override public boolean fitsByRoom(GpuDemand d) { return p.fitsByRoom(d); }
+        };
+    }
+
     record Result(String name, double rate, double p50, double p99, double p999) {
         String row() { return String.format(Locale.ROOT, "| %s | %.0f | %.2f | %.2f | %.2f |", name, rate, p50, p99, p999); }
     }
 
-    static Result run(String name, InetSocketAddress addr, String path, byte[] payload, int clients, int warmup, int measure) throws Exception {
+    /** {@code clients} closed-loop clients; client {@code c} sends {@code payloadOf.apply(c)} back to back. */
+    static Result run(String name, InetSocketAddress addr, String path, java.util.function.IntFunction<byte[]> payloadOf, int clients, int warmup, int measure) throws Exception {
+        return run(name, addr, path, payloadOf, clients, warmup, measure, null).get(0);
+    }
+
+    /**
+     * {@link #run}, and when {@code group} is given, one more row for the clients it selects and one for the others
+     * (named {@code group}'s two names), from the same measurement.
+     */
+    record Group(java.util.function.IntPredicate in, String inName, String outName) {}
+
+    static List<Result> run(String name, InetSocketAddress addr, String path, java.util.function.IntFunction<byte[]> payloadOf, int clients, int warmup, int measure,
+                            Group group) throws Exception {
         long[][] lat = new long[clients][];
         int[] count = new int[clients];
         var start = new CountDownLatch(1);
@@ -128,7 +154,7 @@ public final class ExtenderLoad {
             ts[c] = Thread.ofPlatform().name("load-" + c).start(() -> {
                 long[] mine = new long[1 << 20];
                 int n = 0;
-                try (var client = new RawHttpClient(addr, path, payload)) {
+                try (var client = new RawHttpClient(addr, path, payloadOf.apply(id))) {
                     start.await();
                     for (long now = System.nanoTime(); now < until; ) {
                         client.call();
@@ -148,15 +174,24 @@ public final class ExtenderLoad {
         start.countDown();
         done.await();
         if (failure[0] != null) throw failure[0];
+        List<Result> out = new ArrayList<>();
+        out.add(result(name, lat, count, c -> true, measure));
+        if (group != null) {
+            out.add(result(group.inName(), lat, count, group.in(), measure));
+            out.add(result(group.outName(), lat, count, group.in().negate(), measure));
+        }
+        for (Result r : out) System.out.println(r.row());
+        return out;
+    }
+
+    private static Result result(String name, long[][] lat, int[] count, java.util.function.IntPredicate clients, int measure) {
         int total = 0;
-        for (int n : count) total += n;
+        for (int c = 0; c < count.length; c++) if (clients.test(c)) total += count[c];
         long[] all = new long[total];
         int k = 0;
-        for (int c = 0; c < clients; c++) { System.arraycopy(lat[c], 0, all, k, count[c]); k += count[c]; }
+        for (int c = 0; c < count.length; c++) if (clients.test(c)) { System.arraycopy(lat[c], 0, all, k, count[c]); k += count[c]; }
         Arrays.sort(all);
-        var r = new Result(name, total / (double) measure, pct(all, 0.50), pct(all, 0.99), pct(all, 0.999));
-        System.out.println(r.row());
-        return r;
+        return new Result(name, total / (double) measure, pct(all, 0.50), pct(all, 0.99), pct(all, 0.999));
     }
 
     static double pct(long[] sorted, double p) {
@@ -193,7 +228,48 @@ public final class ExtenderLoad {
         return s;
     }
 
-    static List<String> preload(Ledger ledger, int nodes, int pods) {
+    /**
+     * Who runs as which UID. {@code uidRule}: the extender's one-UID-per-daemon rule (on by default in the product);
+     * {@code podPercent} of the preloaded pods and {@code requestPercent} of the clients' pods run as one of
+     * {@code uids} UIDs (1000, 1001, ...); the others set no runAsUser. Preloading books pods under the rule, so a
+     * node holds pods of one UID at most (as the extender would have placed them).
+     */
+    record Mix(boolean uidRule, int podPercent, int requestPercent, int uids) {
+        static final Mix NONE = new Mix(true, 0, 0, 1);
+
+        Mix {
+            if (podPercent < 0 || podPercent > 100 || requestPercent < 0 || requestPercent > 100)
+                throw new IllegalArgumentException("UID shares are percentages 0-100, got " + podPercent + " and " + requestPercent);
+            if (uids < 1) throw new IllegalArgumentException("uids must be >= 1, got " + uids);
+        }
+
+        /** From {@code [uid-rule on|off] [uid-pods-%] [uid-requests-%] [uids]} at {@code args[from..]}. */
+        static Mix of(String[] args, int from) {
+            boolean rule = args.length <= from || !args[from].equals("off");
+            if (args.length > from && !args[from].equals("on") && !args[from].equals("off"))
+                throw new IllegalArgumentException("uid rule is on or off, got " + args[from]);
+            return new Mix(rule, arg(args, from + 1, 0), arg(args, from + 2, 0), arg(args, from + 3, 4));
+        }
+
+        /** The UID preloaded pod {@code p} runs as, or none. */
+        java.util.OptionalLong pod(int p) {
+            return (p * 37 % 100) < podPercent ? java.util.OptionalLong.of(1000 + p % uids) : java.util.OptionalLong.empty();
+        }
+
+        /** The UID client {@code c} of {@code clients} sends its pod with, or none. */
+        java.util.OptionalLong request(int c, int clients) {
+            return c * 100 < requestPercent * clients ? java.util.OptionalLong.of(1000 + c % uids) : java.util.OptionalLong.empty();
+        }
+
+        @Override public String toString() {
+            return String.format(Locale.ROOT, "UID rule %s, %d%% of preloaded pods and %d%% of requests run as one of %d UIDs",
+                    uidRule ? "on" : "off", podPercent, requestPercent, uids);
+        }
+    }
+
+    static List<String> preload(Ledger ledger, int nodes, int pods) { return preload(ledger, nodes, pods, Mix.NONE); }
+
+    static List<String> preload(Ledger ledger, int nodes, int pods, Mix mix) {
         List<String> names = new ArrayList<>(nodes);
         for (int n = 0; n < nodes; n++) {
             String name = String.format(Locale.ROOT, "gpu-node-%05d", n);
@@ -202,14 +278,14 @@ public final class ExtenderLoad {
             for (int g = 0; g < 8; g++) gpus.add(new Gpu(g, "GPU-" + name + "-" + g, "NVIDIA H200", 143_771, true));
             ledger.upsertNode(new NodeInventory(name, gpus));
         }
-        var engine = new PlacementEngine(ledger, new BinpackPolicy());
+        var engine = new PlacementEngine(ledger, new BinpackPolicy(true));
         Random rnd = new Random(7);
         int placed = 0;
         for (int p = 0; p < pods; p++) {
             int count = p % 10 == 0 ? 2 : 1;
             long mib = (1 + rnd.nextInt(16)) * 1024L * count;
             int core = p % 4 == 0 ? 10 * count : 0;
-            var d = GpuDemand.simple(mib, core, count, Names.DEFAULT_CONTEXT_RESERVE_MIB);
+            var d = withUid(GpuDemand.simple(mib, core, count, Names.DEFAULT_CONTEXT_RESERVE_MIB), mix.pod(p));
             for (int attempt = 0; attempt < 5; attempt++) {
                 if (engine.assume(PodKey.of("bench", "pod-" + p), "", names.get(rnd.nextInt(nodes)), d) instanceof AssumeResult.Assumed a) {
                     ledger.confirmBound(a.allocation().pod(), a.allocation().node());
@@ -218,15 +294,25 @@ public final class ExtenderLoad {
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "preloaded %d of %d pods; %d MiB booked of %d%n", placed, pods,
-                ledger.nodes().stream().mapToLong(s -> s.allocatedMib()).sum(), ledger.nodes().stream().mapToLong(s -> s.totalMib()).sum());
+        long withUids = ledger.nodes().stream().filter(s -> !s.uids().isEmpty()).count();
+        System.out.printf(Locale.ROOT, "preloaded %d of %d pods; %d MiB booked of %d; %d of %d nodes hold pods of a UID (%s)%n", placed, pods,
+                ledger.nodes().stream().mapToLong(s -> s.allocatedMib()).sum(), ledger.nodes().stream().mapToLong(s -> s.totalMib()).sum(),
+                withUids, nodes, mix);
         return names;
     }
 
-    /** kube-scheduler's ExtenderArgs for a realistic training pod, with every node name. */
-    static byte[] payload(List<String> names, int core) {
+    static GpuDemand withUid(GpuDemand d, java.util.OptionalLong uid) {
+        return new GpuDemand(d.gpuCount(), d.chargeMib(), d.chargeCore(), d.reserveMib(), d.requestedMib(), d.containers(), uid);
+    }
+
+    /** kube-scheduler's ExtenderArgs for a realistic training pod that sets no runAsUser, with every node name. */
+    static byte[] payload(List<String> names, int core) { return payload(names, core, java.util.OptionalLong.empty()); }
+
+    /** The same pod running as {@code uid} (pod-level {@code securityContext.runAsUser}), or as its image's user. */
+    static byte[] payload(List<String> names, int core, java.util.OptionalLong uid) {
         String pod = core > 0 ? POD.replace("\"aliyun.com/gpu-core.percentage\":\"30\"", "\"aliyun.com/gpu-core.percentage\":\"" + core + "\"")
                 : POD.replace(",\"aliyun.com/gpu-core.percentage\":\"30\"", "");
+        pod = pod.replace("\"securityContext\":{\"runAsUser\":1000}", uid.isPresent() ? "\"securityContext\":{\"runAsUser\":" + uid.getAsLong() + "}" : "\"securityContext\":{}");
         StringBuilder sb = new StringBuilder(pod.length() + names.size() * 20);
         sb.append("{\"Pod\":").append(pod).append(",\"Nodes\":null,\"NodeNames\":[");
         for (int i = 0; i < names.size(); i++) sb.append(i == 0 ? "\"" : ",\"").append(names.get(i)).append('"');

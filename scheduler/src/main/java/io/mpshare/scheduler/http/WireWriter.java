@@ -56,30 +56,13 @@ public final class WireWriter {
         }
     }
 
+    private final FilterReply filterReply = new FilterReply();
+
     /**
      * {@code ExtenderFilterResult} for names read as bytes: the kept names are copied from the request body
-     * (they hold no escapes, {@link RawNames}) into {@code NodeNames}.
+     * (they hold no escapes, {@link RawNames}) into {@code NodeNames}, in runs ({@link FilterReply}).
      */
-    public void filterResult(OutputStream out, Verbs.IndexedFilterAnswer a, RawNames names) {
-        try (JsonGenerator g = generator(out)) {
-            g.writeStartObject();
-            g.writeName("Nodes");
-            g.writeNull();
-            g.writeName("NodeNames");
-            if (!a.error().isEmpty()) g.writeNull();
-            else {
-                g.writeStartArray();
-                byte[] buf = names.buf();
-                int[] off = names.off(), len = names.len(), fits = a.fits();
-                for (int k = 0; k < a.fitCount(); k++) g.writeRawUTF8String(buf, off[fits[k]], len[fits[k]]);
-                g.writeEndArray();
-            }
-            writeMap(g, "FailedNodes", a.failed());
-            writeMap(g, "FailedAndUnresolvableNodes", a.unresolvable());
-            g.writeStringProperty("Error", EventText.safe(a.error()));
-            g.writeEndObject();
-        }
-    }
+    public void filterResult(OutputStream out, Verbs.IndexedFilterAnswer a, RawNames names) { filterReply.write(out, a, names); }
 
     private static void writeMap(JsonGenerator g, String name, Map<String, String> m) {
         g.writeName(name);
