@@ -49,23 +49,23 @@ public final class SimulateCommand implements Callable<Integer> {
         ReplayHelpSection.install(spec);
     }
 
-    @Option(names = "--seed", description = "Random seed of the built-in workload (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", paramLabel = "SEED", description = "Random seed of the built-in workload (default: ${DEFAULT-VALUE}).")
     long seed = 42;
 
-    @Option(names = "--nodes", converter = SimulateConverters.CountConverter.class, description = "Nodes in the cluster (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--nodes", paramLabel = "N", converter = SimulateConverters.CountConverter.class, description = "Nodes in the cluster (default: ${DEFAULT-VALUE}).")
     int nodes = ClusterShape.DEFAULT.nodes();
 
-    @Option(names = "--gpus-per-node", description = "GPUs per node, 1-64 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--gpus-per-node", paramLabel = "N", description = "GPUs per node, 1-64 (default: ${DEFAULT-VALUE}).")
     int gpusPerNode = ClusterShape.DEFAULT.gpusPerNode();
 
-    @Option(names = "--gpu-mib", converter = SimulateConverters.MibConverter.class, description = "Memory of each GPU in MiB (default: ${DEFAULT-VALUE}, an H200).")
+    @Option(names = "--gpu-mib", paramLabel = "MIB", converter = SimulateConverters.MibConverter.class, description = "Memory of each GPU in MiB (default: ${DEFAULT-VALUE}, an H200).")
     long gpuMib = ClusterShape.DEFAULT.gpuMib();
 
     @ArgGroup(exclusive = true)
     Size size = new Size();
 
     static final class Size {
-        @Option(names = "--pods", converter = SimulateConverters.CountConverter.class, description = "Pods of the built-in workload (default: " + DefaultWorkload.DEFAULT_PODS + ").")
+        @Option(names = "--pods", paramLabel = "N", converter = SimulateConverters.CountConverter.class, description = "Pods of the built-in workload (default: " + DefaultWorkload.DEFAULT_PODS + ").")
         Integer pods;
 
         @Option(names = "--duration", paramLabel = "DURATION", converter = SimulateConverters.DurationConverter.class,
@@ -73,13 +73,13 @@ public final class SimulateCommand implements Callable<Integer> {
         Long durationMs;
     }
 
-    @Option(names = "--rate", description = "Mean pod arrivals per hour of the built-in workload (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--rate", paramLabel = "PODS_PER_HOUR", description = "Mean pod arrivals per hour of the built-in workload (default: ${DEFAULT-VALUE}).")
     double ratePerHour = DefaultWorkload.DEFAULT_RATE_PER_HOUR;
 
     @Option(names = "--trace", paramLabel = "FILE", description = "Replay a CSV trace instead: " + TraceReader.HEADER + " (seconds; gpu-mem in --unit).")
     Path trace;
 
-    @Option(names = "--unit", converter = SimulateConverters.UnitConverter.class, description = "Unit of gpu-mem in the trace: GiB or MiB (default: GiB).")
+    @Option(names = "--unit", paramLabel = "UNIT", converter = SimulateConverters.UnitConverter.class, description = "Unit of gpu-mem in the trace: GiB or MiB (default: GiB).")
     MemoryUnit unit = MemoryUnit.GIB;
 
     @Option(names = "--policies", split = ",", paramLabel = "POLICY", converter = SimulateConverters.PolicyConverter.class,
@@ -87,16 +87,16 @@ public final class SimulateCommand implements Callable<Integer> {
                     + "binpack, spread, slices, whole (default: all).")
     List<String> policies = new ArrayList<>(Models.IDS);
 
-    @Option(names = "--slices", description = "Slices per GPU for the fixed-slices baseline, 1-100 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--slices", paramLabel = "K", description = "Slices per GPU for the fixed-slices baseline, 1-100 (default: ${DEFAULT-VALUE}).")
     int slices = Models.DEFAULT_SLICES;
 
-    @Option(names = "--reserve-mib", description = "CUDA context reserve charged per pod per GPU by the sharing policies (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--reserve-mib", paramLabel = "MIB", description = "CUDA context reserve charged per pod per GPU by the sharing policies (default: ${DEFAULT-VALUE}).")
     long reserveMib = Names.DEFAULT_CONTEXT_RESERVE_MIB;
 
-    @Option(names = "--backfill", description = "Pods behind a waiting queue head that may be tried each pass; 0 for strict FIFO (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--backfill", paramLabel = "N", description = "Pods behind a waiting queue head that may be tried each pass; 0 for strict FIFO (default: ${DEFAULT-VALUE}).")
     int backfill = Scenario.DEFAULT_BACKFILL;
 
-    @Option(names = "--threads", description = "Runs in parallel (default: the number of CPUs).")
+    @Option(names = "--threads", paramLabel = "N", description = "Runs in parallel (default: the number of CPUs).")
     int threads = Runtime.getRuntime().availableProcessors();
 
     @Option(names = "--out", paramLabel = "FILE", description = "Where to write the HTML report (default: ${DEFAULT-VALUE}).")

@@ -66,7 +66,7 @@ public final class SimulateOpenbCommand implements Callable<Integer> {
             description = "Memory of a GPU model the tool does not know (openb anonymises G2, G3); '*=MIB' for every unknown one; repeatable (default: none).")
     List<String> gpuMib = new ArrayList<>();
 
-    @Option(names = "--threads", description = "Replays in parallel (default: the number of CPUs).")
+    @Option(names = "--threads", paramLabel = "N", description = "Replays in parallel (default: the number of CPUs).")
     int threads = Runtime.getRuntime().availableProcessors();
 
     @Option(names = "--out", paramLabel = "FILE", description = "Where to write the HTML report (default: ${DEFAULT-VALUE}).")
