@@ -40,8 +40,16 @@ public final class WireReader {
     }
 
     /**
+     * Per thread, the position arrays of the last {@link RawNames} (off, len, hash): a filter of 5,000 names would
+     * otherwise allocate 65 KB of them per request (the HTTP workers are a small fixed pool).
+     */
+    private final ThreadLocal<int[][]> nameArrays = ThreadLocal.withInitial(() -> new int[3][0]);
+
+    /**
      * The same from a body held in {@code body[0, length)}: {@code NodeNames} are then kept as positions in
-     * the body ({@link ExtenderArgs#rawNames}), no String built, unless one of them holds an escape.
+     * the body ({@link ExtenderArgs#rawNames}), no String built, unless one of them holds an escape. Those
+     * positions live in arrays this thread reuses for its next call, as the caller reuses the body: the
+     * answer is good until then.
      */
     public ExtenderArgs extenderArgs(byte[] body, int length) throws WireException {
         JsonParser p = json.createParser(ObjectReadContext.empty(), body, 0, length);
@@ -64,7 +72,7 @@ public final class WireReader {
                         if (t == JsonToken.VALUE_NULL) continue;
                         int[] end = new int[1];
                         if (bytes != null && t == JsonToken.START_ARRAY
-                                && (rawNames = scanNames(bytes, (int) p.currentTokenLocation().getByteOffset(), length, end)) != null) {
+                                && (rawNames = scanNames(bytes, (int) p.currentTokenLocation().getByteOffset(), length, end, nameArrays.get())) != null) {
                             names = rawNames.asList();
                             // the names are read: go on after the array without the parser reading them again
                             int k = skipWhitespace(bytes, end[0], length);
@@ -141,10 +149,18 @@ public final class WireReader {
      * plain array of strings: the caller then reads it with the parser, which still stands on the array's
      * start (and reports any error).
      */
-    static RawNames scanNames(byte[] body, int start, int length, int[] end) {
+    static RawNames scanNames(byte[] body, int start, int length, int[] end) { return scanNames(body, start, length, end, new int[3][0]); }
+
+    /** Names whose position arrays a thread keeps between requests at most (kube-scheduler sends one name per node). */
+    private static final int KEEP_NAMES = 1 << 16;
+
+    /** {@link #scanNames(byte[], int, int, int[])} into {@code arrays} (off, len, hash; replaced there when they grow). */
+    static RawNames scanNames(byte[] body, int start, int length, int[] end, int[][] arrays) {
         if (start < 0 || start >= length || body[start] != '[') return null;
         int cap = Math.max(16, (length - start) / 16); // a name takes at least 3 bytes; most take 15-30: rarely grown
-        int[] off = new int[cap], len = new int[cap], hash = new int[cap];
+        if (cap > KEEP_NAMES) arrays = new int[3][0]; // an outsize request's arrays are not kept
+        if (arrays[0].length < cap) { arrays[0] = new int[cap]; arrays[1] = new int[cap]; arrays[2] = new int[cap]; }
+        int[] off = arrays[0], len = arrays[1], hash = arrays[2];
         int n = 0, i = skipWhitespace(body, start + 1, length);
         if (i < length && body[i] == ']') { end[0] = i + 1; return new RawNames(body, off, len, hash, 0); }
         while (true) {
@@ -178,7 +194,7 @@ public final class WireReader {
                 break;
             }
             if (n == off.length) {
-                off = java.util.Arrays.copyOf(off, n * 2); len = java.util.Arrays.copyOf(len, n * 2); hash = java.util.Arrays.copyOf(hash, n * 2);
+                off = arrays[0] = java.util.Arrays.copyOf(off, n * 2); len = arrays[1] = java.util.Arrays.copyOf(len, n * 2); hash = arrays[2] = java.util.Arrays.copyOf(hash, n * 2);
             }
             off[n] = from; len[n] = i - from; hash[n] = FitIndex.hashEnd(h, tail, i - from); n++;
             i = skipWhitespace(body, i + 1, length);

@@ -128,6 +128,22 @@ class WireReaderTest {
         }
     }
 
+    /** The name positions live in arrays the thread reuses: each call's answer holds its own names, growing or shrinking. */
+    @Test void extenderArgs_successiveCallsOnOneThread_eachHasItsOwnNames() throws Exception {
+        for (int count : new int[]{3, 700, 2, 0, 1500, 5}) {
+            List<String> names = new java.util.ArrayList<>();
+            for (int i = 0; i < count; i++) names.add("n" + count + "-" + i);
+            StringBuilder sb = new StringBuilder("{\"Pod\":{\"metadata\":{\"name\":\"p\"}},\"NodeNames\":[");
+            for (int i = 0; i < count; i++) sb.append(i == 0 ? "\"" : ",\"").append(names.get(i)).append('"');
+            byte[] b = sb.append("]}").toString().getBytes(StandardCharsets.UTF_8);
+            ExtenderArgs a = reader.extenderArgs(b, b.length);
+            assertThat(a.rawNames().count()).isEqualTo(count);
+            assertThat(a.rawNames().asList()).as("%d names", count).isEqualTo(names);
+            for (int i = 0; i < count; i++)
+                assertThat(a.rawNames().hash()[i]).isEqualTo(io.mpshare.core.ledger.FitIndex.hash(b, a.rawNames().off()[i], a.rawNames().len()[i]));
+        }
+    }
+
     @Test void scanNames_hashesAgreeWithTheIndex_anyLength_anyPlaceInTheBody() {
         var rnd = new java.util.SplittableRandom(7);
         for (int trial = 0; trial < 2000; trial++) {
