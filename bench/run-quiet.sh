@@ -1,27 +1,102 @@
 #!/usr/bin/env bash
 # The extender filter load and the device plugin Allocate benchmarks from prebuilt classes, for a machine without
-# Maven (the GPU machine used as a quiet many-core host; no GPU is used): JAVA and CP name the runtime and the
-# classpath (bench classes + their dependencies). Servers pinned to SERVER_CPUS (default 0,1: two cores, as the
-# 2-vCPU VM gives), load generators to LOAD_CPUS (default 2-5), so a generator never takes a server's core.
-# Usage: JAVA=... CP=... bench/run-quiet.sh [extender|allocate|both]
+# Maven (the GPU machine used as a quiet many-core host; no GPU is used). Servers pinned to SERVER_CPUS (default 0,1:
+# two cores, as the 2-vCPU VM gives), load generators to LOAD_CPUS (default 2-5), so a generator never takes a
+# server's core.
+#
+# Runtime and classes: JAVA and CP when set; else .device/jre/bin/java and .device/bench/{classes,lib}, unpacked
+# here from .device/jre.tgz (e2e/gpu/build-runtime.sh) and .device/bench.tar.xz (bench/build-quiet.sh) on first use.
+#
+# Usage: bash bench/run-quiet.sh [extender|allocate|both]   (from the repository root; default both)
+# extender: for each mix in MIXES (default "none uid") and each GC in GCS (default "default"), a fresh server process
+# with 5,000 nodes x 8 GPUs and 40k pods preloaded, the floor (bare JDK server, same bytes), the extender, the floor
+# again, 16 clients, WARMUP (20) s warm-up and MEASURE (10) s measured; then one summary table.
+#   mix none: the UID rule on (the product's default), no pod runs as a known UID (the filter's index path);
+#   mix uid:  the rule on, half the preloaded pods and half the clients' pods run as one of 4 UIDs (1000-1003),
+#             so a UID pod is refused on about 3 nodes in 4 with the UID reason (a reply of ~470 KB).
+#   GCs: default (the JVM's choice: G1 on 2 CPUs), g1, parallel, serial, zgc; the server's heap is SERVER_HEAP (2g).
 set -euo pipefail
-: "${JAVA:?set JAVA}" "${CP:?set CP}"
+cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
+if [ -z "${JAVA:-}" ] || [ -z "${CP:-}" ]; then
+  D=.device
+  untar() { # $1 archive, $2 what it makes: unpacked again when the archive is newer than the last unpacking
+    local mark="$D/.$1.unpacked"
+    if [ ! -f "$D/$1" ]; then
+      [ -e "$D/$2" ] && return 0
+      echo "run-quiet: neither $D/$2 nor $D/$1: set JAVA and CP, or build them (bench/build-quiet.sh, e2e/gpu/build-runtime.sh)" >&2; exit 2
+    fi
+    [ -e "$D/$2" ] && [ "$mark" -nt "$D/$1" ] && return 0
+    rm -rf "${D:?}/${2%%/*}"
+    tar -C "$D" -xf "$D/$1" 2>/dev/null || python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$D/$1" "$D"
+    touch "$mark"
+  }
+  untar jre.tgz jre/bin/java
+  untar bench.tar.xz bench/classes
+  JAVA=${JAVA:-$D/jre/bin/java}
+  CP=${CP:-$D/bench/classes:$D/bench/lib/*}
+fi
 S=${SERVER_CPUS:-0,1}; L=${LOAD_CPUS:-2-5}
 j=("$JAVA" -Djava.util.logging.config.file=/dev/null -cp "$CP")
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load average $(cut -d' ' -f1-3 /proc/loadavg); servers on CPUs $S, load on $L"
 what=${1:-both}
+out_dir=$(mktemp -d /tmp/run-quiet.XXXX)
+
+gc_flags() {
+  case "$1" in
+    default) ;; g1) echo -XX:+UseG1GC ;; parallel) echo -XX:+UseParallelGC ;; serial) echo -XX:+UseSerialGC ;; zgc) echo -XX:+UseZGC ;;
+    *) echo "run-quiet: unknown GC $1 (default, g1, parallel, serial, zgc)" >&2; exit 2 ;;
+  esac
+}
+mix_args() { # serve's [uid-rule] [uid-pods-%] [uid-requests-%] [uids], then load's [uid-requests-%] [uids]
+  case "$1" in
+    none) echo "on 0 0 4|0 4" ;; uid) echo "on 50 50 4|50 4" ;;
+    *) echo "run-quiet: unknown mix $1 (none, uid)" >&2; exit 2 ;;
+  esac
+}
+# GC pauses in the measured window of a server's -Xlog:gc file: count, total ms, longest ms
+pauses() { awk -v from="$2" -v to="$3" '/Pause/ { t = $1; gsub(/[\[\]s]/, "", t); ms = $NF; sub(/ms/, "", ms);
+  if (t + 0 >= from && t + 0 <= to) { n++; sum += ms; if (ms > max) max = ms } }
+  END { printf "%d|%.1f|%.2f", n, sum, max }' "$1"; }
+
 if [ "$what" != allocate ]; then
-  out=$(mktemp)
-  taskset -c "$S" "${j[@]::1}" -Xms2g -Xmx2g "${j[@]:1}" io.mpshare.bench.extender.ExtenderLoad serve 5000 40000 2 30 fragmentation > "$out" 2>&1 &
-  srv=$!
-  for _ in $(seq 600); do grep -q '^ports ' "$out" && break; kill -0 $srv 2>/dev/null || { cat "$out"; exit 1; }; sleep 0.5; done
-  read -r _ ext floor < <(grep -m1 '^ports ' "$out"); grep -v '^ports ' "$out" || true
-  taskset -c "$L" "${j[@]::1}" -Xms1g -Xmx1g "${j[@]:1}" io.mpshare.bench.extender.ExtenderLoad load "$ext" "$floor" 5000 16 20 10 30
-  kill $srv 2>/dev/null || true
+  summary=()
+  for mix in ${MIXES:-none uid}; do
+    IFS='|' read -r smix lmix <<< "$(mix_args "$mix")"
+    for gc in ${GCS:-default}; do
+      tag="$mix-$gc"; out="$out_dir/$tag.server.out"; gclog="$out_dir/$tag.gc.log"
+      echo; echo "== mix $mix, GC $gc; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+      t_srv=$(date +%s.%N)
+      # shellcheck disable=SC2046
+      taskset -c "$S" "${j[@]::1}" -Xms"${SERVER_HEAP:-2g}" -Xmx"${SERVER_HEAP:-2g}" $(gc_flags "$gc") -Xlog:gc:file="$gclog":uptime \
+        "${j[@]:1}" io.mpshare.bench.extender.ExtenderLoad serve 5000 40000 2 30 fragmentation $smix > "$out" 2>&1 &
+      srv=$!
+      for _ in $(seq 600); do grep -q '^ports ' "$out" && break; kill -0 $srv 2>/dev/null || { cat "$out"; exit 1; }; sleep 0.5; done
+      read -r _ ext floor < <(grep -m1 '^ports ' "$out"); grep -v '^ports ' "$out" || true
+      start=$(awk -v a="$(date +%s.%N)" -v b="$t_srv" 'BEGIN { print a - b }') # the server's uptime when the load starts
+      # shellcheck disable=SC2086
+      taskset -c "$L" "${j[@]::1}" -Xms1g -Xmx1g "${j[@]:1}" io.mpshare.bench.extender.ExtenderLoad load "$ext" "$floor" 5000 16 \
+        "${WARMUP:-20}" "${MEASURE:-10}" 30 $lmix | tee "$out_dir/$tag.load.out"
+      kill $srv 2>/dev/null || true; wait $srv 2>/dev/null || true
+      # the extender's measured window in server uptime (to about half a second): after the first floor's warm-up and
+      # measurement and the extender's own warm-up
+      w=${WARMUP:-20}; m=${MEASURE:-10}
+      from=$(awk -v s="$start" -v w="$w" -v m="$m" 'BEGIN { print s + 2 * w + m }'); to=$(awk -v f="$from" -v m="$m" 'BEGIN { print f + m }')
+      gcs=$(pauses "$gclog" "$from" "$to")
+      while IFS= read -r row; do
+        IFS='|' read -r _ name rate p50 p99 p999 _ <<< "$row"
+        summary+=("| $mix | $gc |$name|$rate|$p50|$p99|$p999| ${gcs//|/ | } |")
+      done < <(grep '^| extender' "$out_dir/$tag.load.out" | sort -u)
+    done
+  done
+  echo; echo "## summary ($(nproc) CPUs; servers on $S, load on $L; load average now $(cut -d' ' -f1-3 /proc/loadavg); logs in $out_dir)"
+  echo "| mix | GC | server | filters/s | p50 ms | p99 ms | p99.9 ms | GC pauses (measured window) | total ms | longest ms |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  printf '%s\n' "${summary[@]}"
+  echo "goal: >= 3000 filters/s and p99 <= 5 ms (issue 12)"
 fi
 if [ "$what" != extender ]; then
   sock=$(mktemp -u /tmp/alloc.XXXX.sock)
-  taskset -c "$S" "${j[@]::1}" "${j[@]:1}" io.mpshare.bench.deviceplugin.AllocateOverSocket serve "$sock" 110 > /tmp/alloc-serve.log 2>&1 &
+  taskset -c "$S" "${j[@]::1}" "${j[@]:1}" io.mpshare.bench.deviceplugin.AllocateOverSocket serve "$sock" 110 > "$out_dir/alloc-serve.log" 2>&1 &
   srv=$!
   for _ in $(seq 120); do [ -S "$sock" ] && break; sleep 0.5; done
   taskset -c "$L" "${j[@]::1}" "${j[@]:1}" io.mpshare.bench.deviceplugin.AllocateOverSocket drive "$sock" 40 110
