@@ -8,6 +8,7 @@ import io.mpshare.core.policy.Evaluation;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.sim.model.Models;
 import io.mpshare.sim.model.SharingModel;
+import io.mpshare.sim.workload.DefaultWorkload;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,9 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NodeIndexTest {
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"binpack", "spread", "slices", "whole"})
+    @ValueSource(strings = {"fragmentation", "binpack", "spread", "slices", "whole"})
     void select_randomPlacementsAndReleases_sameNodeAsTheCoreOverAllNodes(String id) {
-        SharingModel model = Models.of(id, 512, 8);
+        SharingModel model = Models.of(id, 512, 8, DefaultWorkload.generate(DefaultWorkload.Spec.ofPods(3, 400, 60))); // fragmentation's mix
         var shape = new ClusterShape(24, 4, 81_920, "GPU");
         var ledger = new Ledger(InstantSource.fixed(Instant.EPOCH), Duration.ofMinutes(5));
         var engine = new PlacementEngine(ledger, model.policy());
