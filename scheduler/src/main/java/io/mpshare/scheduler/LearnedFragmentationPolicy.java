@@ -134,8 +134,8 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
             @Override public String name() { return p.name(); }
             @Override public Evaluation evaluate(NodeState node, GpuDemand demand) { return host.evaluate(p, node, demand, pod, ask); }
             @Override public boolean fits(NodeState node, GpuDemand demand) { return p.fits(node, demand); }
-            @Override public long score(NodeState node, GpuDemand demand) {
-                return p.fits(node, demand) && evaluate(node, demand) instanceof Evaluation.Fits f ? f.score() : NO_FIT;
+            @Override public long score(NodeState node, GpuDemand demand) { // prioritize sees the nodes filter kept: no fits pre-check
+                return evaluate(node, demand) instanceof Evaluation.Fits f ? f.score() : NO_FIT;
             }
             @Override public boolean fitsByRoom(GpuDemand demand) { return LearnedFragmentationPolicy.this.fitsByRoom(demand); }
         };
