@@ -154,12 +154,14 @@ public final class FitIndex {
         }
     }
 
-    private static boolean same(byte[] name, byte[] b, int off, int len) {
+    static boolean same(byte[] name, byte[] b, int off, int len) {
         if (name.length != len) return false;
-        int i = 0;
-        for (; i + 8 <= len; i += 8) if ((long) LE.get(name, i) != (long) LE.get(b, off + i)) return false;
-        for (; i < len; i++) if (name[i] != b[off + i]) return false;
-        return true;
+        if (len < 8) {
+            for (int i = 0; i < len; i++) if (name[i] != b[off + i]) return false;
+            return true;
+        }
+        for (int i = 0; i + 8 < len; i += 8) if ((long) LE.get(name, i) != (long) LE.get(b, off + i)) return false;
+        return (long) LE.get(name, len - 8) == (long) LE.get(b, off + len - 8); // the last word, overlapping the one before
     }
 
     /** By String: String's own (cached, intrinsic) hash and equals, so a name that is the ledger's own String is an identity hit. */
