@@ -35,7 +35,7 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
     @Option(names = "--context-reserve-mib", defaultValue = "" + Names.DEFAULT_CONTEXT_RESERVE_MIB, description = "CUDA context reserve per container per GPU (default ${DEFAULT-VALUE})") long reserveMib;
     @Option(names = "--assume-ttl", defaultValue = "PT5M", description = "keep an unconfirmed booking this long before it may expire, ISO-8601 (default ${DEFAULT-VALUE})") Duration assumeTtl;
     @Option(names = "--expiry-period", defaultValue = "PT30S", description = "how often unconfirmed bookings are checked (default ${DEFAULT-VALUE})") Duration expiryPeriod;
-    @Option(names = "--bind-attempts", defaultValue = "5", description = "annotation PATCH attempts when the pod changed meanwhile (default ${DEFAULT-VALUE})") int bindAttempts;
+    @Option(names = "--bind-attempts", defaultValue = "5", description = "no effect, kept for existing command lines: the allocation travels in the Binding, which has nothing to retry on (default ${DEFAULT-VALUE})") int bindAttempts;
     @Option(names = "--http-threads", defaultValue = "0", description = "HTTP worker threads; 0 = one per CPU (default ${DEFAULT-VALUE})") int httpThreads;
     @Mixin KubeOptions kube;
     @Option(names = "--sync-timeout", defaultValue = "PT5M", description = "how long to wait for the first list of nodes and pods (default ${DEFAULT-VALUE})") Duration syncTimeout;

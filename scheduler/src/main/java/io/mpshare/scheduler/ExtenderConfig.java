@@ -17,7 +17,8 @@ import java.util.Objects;
  * @param uidRule       refuse nodes whose MPS daemon serves another known UID
  * @param assumeTtl     how long an assumed allocation of a pod that is gone or bound elsewhere is kept
  * @param expiryPeriod  how often assumed allocations are checked
- * @param bindAttempts  attempts of the annotation PATCH when the pod's resourceVersion moved (409)
+ * @param bindAttempts  no longer used (1-20 still accepted): it bounded the annotation PATCH's retries on 409; the
+ *                      allocation now travels in the Binding, which has no resourceVersion to conflict on
  * @param httpThreads   worker threads of the HTTP server; one per CPU measured best (docs/benchmarks.md#extender):
  *                      a filter walks thousands of node snapshots and is memory-bound, more threads thrash the caches
  * @param holdTtl       how long prioritize holds a pod's room on its top node for the pod's bind (0: no holds;

@@ -44,8 +44,9 @@ public final class SchedulerExtender implements AutoCloseable {
         this.holds = new PipelineHolds(engine, clock, config.holdTtl());
         var verbs = new Verbs(engine, new DemandResolver(config.reserveMib(), config.unit()), config.unit(), holds);
         var failedBinds = new FailedBinds();
-        var binder = new Binder(ledger, verbs, new Fabric8PodApi(client, Duration.ofSeconds(30)), config.bindAttempts(),
-                new BindChecks(config.schedulerNames()), failedBinds);
+        var pending = new io.mpshare.scheduler.bind.PendingPods(); // binds start from the informer's copy of a pending pod
+        var binder = new Binder(ledger, verbs, new Fabric8PodApi(client, Duration.ofSeconds(30)),
+                new BindChecks(config.schedulerNames()), failedBinds, pending);
         this.timers = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("extender-expiry").daemon(true).factory());
         java.util.function.BiConsumer<io.mpshare.core.model.PodKey, io.mpshare.core.model.GpuDemand> seen = (k, d) -> { };
         if (policy instanceof LearnedFragmentationPolicy learned) seen = learned::observe; // the default policy learns its task mix
@@ -60,6 +61,7 @@ public final class SchedulerExtender implements AutoCloseable {
         // preemption: priorities and nominated pods from the pod informer, victims per GPU, nominees' room held in filter
         var nominations = new io.mpshare.scheduler.preempt.Nominations(verbs.resolver(), config.unit());
         view.addPodHandler(nominations);
+        view.addPodHandler(pending);
         this.http = new ExtenderHttpServer(new InetSocketAddress(config.port()), config.httpThreads(), verbs, binder,
                 new Inspect(ledger), metrics, view::ready, version,
                 new io.mpshare.scheduler.preempt.PreemptVerb(ledger, verbs, nominations),

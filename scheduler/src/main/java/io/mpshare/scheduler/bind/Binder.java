@@ -1,7 +1,6 @@
 package io.mpshare.scheduler.bind;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.codec.AllocationCodec;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.AssumeResult;
@@ -14,8 +13,6 @@ import io.mpshare.scheduler.cluster.FailedBinds;
 import io.mpshare.scheduler.cluster.PodTranslator;
 
 import java.lang.System.Logger.Level;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -23,48 +20,53 @@ import java.util.Optional;
  *
  * <p>Implementation notes.
  * <ul>
- * <li>Order: claim the pod's pipelining hold → read the pod → refuse pods of another scheduler or with no GPU
+ * <li>Order: claim the pod's pipelining hold → the pod (the informer's copy when it is unbound and has the UID
+ *     kube-scheduler sent, {@link PendingPods}; else read from the API server) → refuse pods of another scheduler or with no GPU
  *     demand → resolve its demand → {@code assume} in the ledger (the hold's GPUs when kube-scheduler chose
- *     the held node, else the policy picks; fit check and booking are one atomic step per node) → PATCH the
- *     allocation annotations with the pod's resourceVersion → POST the Binding → {@code confirmBound}.
- *     Annotation first: the device plugin must find the allocation the moment kubelet sees the pod
- *     (docs/decisions/bind-order.md).</li>
+ *     the held node, else the policy picks; fit check and booking are one atomic step per node) → POST the
+ *     Binding carrying the allocation annotations (the API server writes them with {@code spec.nodeName} in one
+ *     update, guarded by the pod's UID) → {@code confirmBound}. One write: the device plugin finds the allocation
+ *     the moment kubelet sees the pod (docs/decisions/bind-order.md).</li>
  * <li>Concurrency: no lock is held across API calls. Concurrent binds to one node are safe because the
  *     ledger's assume checks and books under the node's entry; two binds of the same pod meet in the
  *     ledger (AlreadyPlaced) and at the API server (the second Binding answers 409).</li>
  * <li>Binding failures: the pod is read back before anything is undone. Bound to the asked node (a 409 of a
- *     retry, or a timeout after the Binding landed): success, nothing rolled back. Still pending: the booking
- *     this call owns (made now, or the claimed hold) is released at once and recorded in {@link FailedBinds}
- *     so the annotation's echo through the informer does not restore it; the annotations are removed. Not
- *     readable: the room is released, the annotations kept (if the Binding did land, the watch restores the
- *     booking as BOUND from them).</li>
- * <li>An ASSUMED booking this call does not own (restored from the annotation of a bind interrupted between
- *     PATCH and Binding) is reused when it names the asked node; the pod's filter never counts it against
- *     the pod, so it cannot keep its own pod pending.</li>
- * <li>Retry: a 409 on the PATCH means the pod changed under us; the pod is read again and the PATCH
- *     retried, at most {@code attempts} times in all.</li>
+ *     retry, or a timeout after the Binding landed): success, nothing rolled back. Still pending: nothing was
+ *     written; the booking this call owns (made now, or the claimed hold) is released at once and recorded in
+ *     {@link FailedBinds}. Not readable: the room is released (if the Binding did land, the watch restores the
+ *     booking as BOUND from the annotations it carried).</li>
+ * <li>An ASSUMED booking this call does not own (restored from the annotation of a pod that an older version
+ *     annotated before its Binding, and was interrupted in between) is reused when it names the asked node; the
+ *     pod's filter never counts it against the pod, so it cannot keep its own pod pending.</li>
  * </ul>
  */
 public final class Binder {
     private static final System.Logger LOG = System.getLogger(Binder.class.getName());
-    /** The annotation keys the codec writes, learnt from a sample allocation. */
-    private static final java.util.Set<String> ANNOTATION_KEYS = AllocationCodec.encode(sample(), MemoryUnit.MIB).keySet();
     private final Ledger ledger;
     private final Verbs verbs;
     private final PodApi api;
-    private final int attempts;
     private final BindChecks checks;
     private final FailedBinds failedBinds;
+    private final PendingPods pending;
 
+    /**
+     * @param attempts no longer used: the allocation travels in the Binding, which has no resourceVersion that could
+     *                 conflict (it was the bound of annotation PATCH retries); kept so {@code --bind-attempts} still starts
+     */
     public Binder(Ledger ledger, Verbs verbs, PodApi api, int attempts) {
         this(ledger, verbs, api, attempts, BindChecks.any(), new FailedBinds());
     }
 
     public Binder(Ledger ledger, Verbs verbs, PodApi api, int attempts, BindChecks checks, FailedBinds failedBinds) {
+        this(ledger, verbs, api, checks, failedBinds, PendingPods.none());
+    }
+
+    /** @param pending the pod informer's unbound pods: a bind starts from its copy when it has the pod, else reads the API server */
+    public Binder(Ledger ledger, Verbs verbs, PodApi api, BindChecks checks, FailedBinds failedBinds, PendingPods pending) {
+        this.pending = pending;
         this.ledger = ledger;
         this.verbs = verbs;
         this.api = api;
-        this.attempts = attempts;
         this.checks = checks;
         this.failedBinds = failedBinds;
     }
@@ -89,36 +91,25 @@ public final class Binder {
     private BindOutcome attempt(PodKey key, String uid, String node, Allocation held) {
         Allocation mine = held; // the booking this call owns, to release on failure
         try {
-            for (int i = 1; ; i++) {
-                Pod pod = api.get(key);
-                BindOutcome early = preflight(key, uid, node, pod);
-                if (early instanceof BindOutcome.Failed f) return release(mine, f);
-                if (early != null) return early;
-                String podUid = PodTranslator.uid(pod);
-                var g = (Verbs.Need.Gpu) verbs.need(PodTranslator.facts(pod));
-                Allocation booked;
-                switch (verbs.engine().assume(key, podUid, node, g.demand())) {
-                    case AssumeResult.Assumed a -> { booked = a.allocation(); mine = booked; }
-                    case AssumeResult.AlreadyPlaced a -> { booked = a.allocation(); if (held != null && held.samePlacement(booked)) mine = booked; }
-                    case AssumeResult.Rejected r -> { return release(mine, new BindOutcome.Failed("no_room", "node " + node + ": " + r.reason())); }
-                }
-                try {
-                    api.patchAnnotations(key, pod.getMetadata().getResourceVersion(), AllocationCodec.encode(booked, verbs.unit()));
-                } catch (PodApi.Failure f) {
-                    if (f.conflict() && i < attempts) {
-                        LOG.log(Level.DEBUG, "bind pod={0} node={1} annotate conflict, attempt {2} of {3}", key, node, i, attempts);
-                        continue;
-                    }
-                    return release(mine, new BindOutcome.Failed(f.conflict() ? "conflict" : "api_error", f.getMessage()
-                            + (f.conflict() ? " (the pod kept changing over " + attempts + " attempts)" : "")));
-                }
-                try {
-                    api.bind(key, podUid, node);
-                } catch (PodApi.Failure f) {
-                    return afterBindingFailed(key, node, booked, mine, f);
-                }
-                return confirmed(key, node, booked, false);
+            Pod pod = pending.matching(key, uid); // the informer's copy of the pod kube-scheduler named, else a GET
+            if (pod == null) pod = api.get(key);
+            BindOutcome early = preflight(key, uid, node, pod);
+            if (early instanceof BindOutcome.Failed f) return release(mine, f);
+            if (early != null) return early;
+            String podUid = PodTranslator.uid(pod);
+            var g = (Verbs.Need.Gpu) verbs.need(PodTranslator.facts(pod));
+            Allocation booked;
+            switch (verbs.engine().assume(key, podUid, node, g.demand())) {
+                case AssumeResult.Assumed a -> { booked = a.allocation(); mine = booked; }
+                case AssumeResult.AlreadyPlaced a -> { booked = a.allocation(); if (held != null && held.samePlacement(booked)) mine = booked; }
+                case AssumeResult.Rejected r -> { return release(mine, new BindOutcome.Failed("no_room", "node " + node + ": " + r.reason())); }
             }
+            try {
+                api.bind(key, podUid, node, AllocationCodec.encode(booked, verbs.unit()));
+            } catch (PodApi.Failure f) {
+                return afterBindingFailed(key, node, booked, mine, f);
+            }
+            return confirmed(key, node, booked, false);
         } catch (PodApi.Failure f) {
             return release(mine, new BindOutcome.Failed("api_error", f.getMessage()));
         } catch (RuntimeException e) {
@@ -158,10 +149,9 @@ public final class Binder {
             now = api.get(key);
         } catch (PodApi.Failure again) {
             return release(mine, new BindOutcome.Failed("api_error", f.getMessage() + "; reading the pod back failed too (" + again.getMessage()
-                    + "), so its annotations are kept: if the Binding landed, the pod watch books it"));
+                    + "): if the Binding landed, the pod watch books it from the annotations it carried"));
         }
         if (now != null && node.equals(PodTranslator.nodeName(now))) return confirmed(key, node, booked, true);
-        if (mine != null && now != null && PodTranslator.nodeName(now) == null) unannotate(key);
         return release(mine, new BindOutcome.Failed("api_error", f.getMessage()));
     }
 
@@ -206,21 +196,5 @@ public final class Binder {
             }
         }
         return failed;
-    }
-
-    private void unannotate(PodKey key) {
-        Map<String, String> clear = new LinkedHashMap<>();
-        for (String k : ANNOTATION_KEYS) clear.put(k, null);
-        try {
-            api.patchAnnotations(key, null, clear);
-        } catch (PodApi.Failure f) {
-            LOG.log(Level.WARNING, "bind pod={0}: could not remove the allocation annotations after a failed bind: {1}", key, f.getMessage());
-        }
-    }
-
-    /** Any allocation, only to learn the annotation keys the codec writes. */
-    private static Allocation sample() {
-        var d = io.mpshare.core.model.GpuDemand.simple(1, 0, 1, 0);
-        return new Allocation(PodKey.of("x", "x"), "", "x", java.util.List.of(0), java.util.List.of("x"), d, java.time.Instant.EPOCH, Phase.ASSUMED);
     }
 }

@@ -3,8 +3,6 @@ package io.mpshare.scheduler.bind;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
@@ -24,10 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * {@link PodApi} over a fabric8 client. The annotation write is a JSON merge patch (the mock server and
- * every API server accept it) carrying {@code metadata.resourceVersion}, which makes it conditional.
- * The Binding is POSTed to the pod's {@code binding} subresource through the client's HTTP client, so it
- * uses the same credentials.
+ * {@link PodApi} over a fabric8 client. The Binding, with the allocation annotations in its metadata, is POSTed
+ * to the pod's {@code binding} subresource through the client's HTTP client, so it uses the same credentials.
  */
 public final class Fabric8PodApi implements PodApi {
     private static final JsonFactory JSON = new JsonFactory();
@@ -47,34 +43,8 @@ public final class Fabric8PodApi implements PodApi {
         }
     }
 
-    @Override public void patchAnnotations(PodKey pod, String resourceVersion, Map<String, String> annotations) throws Failure {
-        StringWriter sw = new StringWriter();
-        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), sw)) {
-            g.writeStartObject();
-            g.writeName("metadata");
-            g.writeStartObject();
-            if (resourceVersion != null) g.writeStringProperty("resourceVersion", resourceVersion);
-            g.writeName("annotations");
-            g.writeStartObject();
-            for (var e : annotations.entrySet()) {
-                g.writeName(e.getKey());
-                if (e.getValue() == null) g.writeNull(); else g.writeString(e.getValue());
-            }
-            g.writeEndObject();
-            g.writeEndObject();
-            g.writeEndObject();
-        }
-        try {
-            client.pods().inNamespace(pod.namespace()).withName(pod.name()).patch(PatchContext.of(PatchType.JSON_MERGE), sw.toString());
-        } catch (KubernetesClientException e) {
-            throw failure("annotate pod " + pod, e);
-        }
-    }
-
-    @Override public void bind(PodKey pod, String uid, String node) throws Failure {
-        String body = "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":" + quote(pod.name())
-                + ",\"namespace\":" + quote(pod.namespace()) + (uid.isEmpty() ? "" : ",\"uid\":" + quote(uid))
-                + "},\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":" + quote(node) + "}}";
+    @Override public void bind(PodKey pod, String uid, String node, Map<String, String> annotations) throws Failure {
+        String body = binding(pod, uid, node, annotations);
         String base = client.getMasterUrl().toString();
         if (base.endsWith("/")) base = base.substring(0, base.length() - 1);
         URI uri = URI.create(base + "/api/v1/namespaces/" + enc(pod.namespace()) + "/pods/" + enc(pod.name()) + "/binding");
@@ -93,6 +63,36 @@ public final class Fabric8PodApi implements PodApi {
             throw new Failure(resp.code(), "bind pod " + pod + " to node " + node + ": API server answered " + resp.code() + " " + abbreviate(resp.body()));
     }
 
+    /** The Binding: the pod's name, namespace and UID (a precondition), the node, and the annotations to merge into the pod. */
+    static String binding(PodKey pod, String uid, String node, Map<String, String> annotations) {
+        StringWriter sw = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), sw)) {
+            g.writeStartObject();
+            g.writeStringProperty("apiVersion", "v1");
+            g.writeStringProperty("kind", "Binding");
+            g.writeName("metadata");
+            g.writeStartObject();
+            g.writeStringProperty("name", pod.name());
+            g.writeStringProperty("namespace", pod.namespace());
+            if (!uid.isEmpty()) g.writeStringProperty("uid", uid);
+            if (!annotations.isEmpty()) {
+                g.writeName("annotations");
+                g.writeStartObject();
+                for (var e : annotations.entrySet()) g.writeStringProperty(e.getKey(), e.getValue());
+                g.writeEndObject();
+            }
+            g.writeEndObject();
+            g.writeName("target");
+            g.writeStartObject();
+            g.writeStringProperty("apiVersion", "v1");
+            g.writeStringProperty("kind", "Node");
+            g.writeStringProperty("name", node);
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+        return sw.toString();
+    }
+
     private static Failure failure(String what, KubernetesClientException e) {
         return new Failure(e.getCode(), what + ": " + (e.getCode() == 0 ? e.getMessage() : "API server answered " + e.getCode() + " " + abbreviate(e.getMessage())), e);
     }
@@ -104,9 +104,4 @@ public final class Fabric8PodApi implements PodApi {
 
     private static String enc(String s) { return URLEncoder.encode(s, StandardCharsets.UTF_8); }
 
-    private static String quote(String s) {
-        StringWriter sw = new StringWriter();
-        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), sw)) { g.writeString(s); }
-        return sw.toString();
-    }
 }

@@ -5,19 +5,17 @@ import io.mpshare.core.model.PodKey;
 
 import java.util.Map;
 
-/** The three API-server calls a bind makes. Implementations are thread-safe. */
+/** The two API-server calls a bind makes. Implementations are thread-safe. */
 public interface PodApi {
     /** The pod as the API server has it now, or null when there is none. */
     Pod get(PodKey pod) throws Failure;
 
     /**
-     * JSON merge patch of the pod's annotations, guarded by {@code resourceVersion} (the server answers 409
-     * when the pod changed meanwhile). A null value removes the key.
+     * POST pods/{name}/binding to {@code node} with {@code annotations} in the Binding's metadata: the API server sets
+     * {@code spec.nodeName} and merges the annotations into the pod in one update. 409 when the pod is already bound
+     * or (with a {@code uid}) is another pod of that name.
      */
-    void patchAnnotations(PodKey pod, String resourceVersion, Map<String, String> annotations) throws Failure;
-
-    /** POST pods/{name}/binding to {@code node}; 409 when the pod is already bound. */
-    void bind(PodKey pod, String uid, String node) throws Failure;
+    void bind(PodKey pod, String uid, String node, Map<String, String> annotations) throws Failure;
 
     /** An API call that did not succeed: the HTTP status (0 when no answer came) and what was said. */
     final class Failure extends Exception {

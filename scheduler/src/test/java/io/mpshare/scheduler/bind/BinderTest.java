@@ -37,7 +37,7 @@ class BinderTest {
 
     private static final PodKey P = PodKey.of("default", "p");
 
-    @Test void bind_writesAnnotationThenBinding_andConfirms() {
+    @Test void bind_bindingCarriesAllocation_andConfirms() {
         api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
         var out = binder.bind("default", "p", "u1", "n1");
         assertThat(out).isInstanceOf(BindOutcome.Bound.class);
@@ -79,30 +79,23 @@ class BinderTest {
         assertThat(ledger.allocations()).isEmpty();
     }
 
-    @Test void bind_conflictOnPatch_retriesAndSucceeds() {
+    /** One write: the allocation travels in the Binding, so the pod is never annotated without its node, nor bound without its allocation. */
+    @Test void bind_allocationInTheBinding_oneWrite() {
         api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
-        api.patchConflicts.set(2);
-        var out = binder.bind("default", "p", "u1", "n1");
-        assertThat(out).isInstanceOf(BindOutcome.Bound.class);
-        assertThat(ledger.node("n1").allocatedMib()).isEqualTo(7 * 1024 + 512);
+        String before = api.pod(P).getMetadata().getResourceVersion();
+        api.beforeBind = () -> assertThat(api.pod(P).getMetadata().getAnnotations()).as("annotated before the Binding").isNullOrEmpty();
+        assertThat(binder.bind("default", "p", "u1", "n1")).isInstanceOf(BindOutcome.Bound.class);
+        assertThat(Long.parseLong(api.pod(P).getMetadata().getResourceVersion()) - Long.parseLong(before)).as("writes").isEqualTo(1);
+        assertThat(api.pod(P).getMetadata().getAnnotations()).containsKey(Names.ANN_ALLOCATION);
     }
 
-    @Test void bind_conflictsBeyondAttempts_rollsBack() {
-        api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
-        api.patchConflicts.set(10);
-        var out = binder.bind("default", "p", "u1", "n1");
-        assertThat(out).isInstanceOfSatisfying(BindOutcome.Failed.class, f -> assertThat(f.reason()).isEqualTo("conflict"));
-        assertThat(ledger.allocations()).isEmpty();
-        assertThat(ledger.node("n1").allocatedMib()).isZero();
-    }
-
-    @Test void bind_bindingFails_rollsBackLedgerAndAnnotations() {
+    @Test void bind_bindingFails_rollsBackLedger_podUntouched() {
         api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
         api.bindFailures.set(1);
         var out = binder.bind("default", "p", "u1", "n1");
         assertThat(out).isInstanceOfSatisfying(BindOutcome.Failed.class, f -> assertThat(f.message()).contains("500"));
         assertThat(ledger.allocations()).isEmpty();
-        assertThat(api.pod(P).getMetadata().getAnnotations()).doesNotContainKey(Names.ANN_ALLOCATION);
+        assertThat(io.mpshare.scheduler.cluster.PodTranslator.annotations(api.pod(P))).doesNotContainKey(Names.ANN_ALLOCATION);
         assertThat(api.pod(P).getSpec().getNodeName()).isNull();
     }
 
@@ -178,20 +171,54 @@ class BinderTest {
         assertThat(failed).extracting(f -> io.mpshare.scheduler.cluster.FailedBindsProbe.size(f)).isEqualTo(1);
     }
 
-    /** Reading the pod back fails too: the room is freed, the annotations stay (if the Binding landed, the watch books it). */
-    @Test void bind_bindingAndReadBackFail_roomFreedAnnotationsKept() {
+    /** The pod informer has the pending pod kube-scheduler named: the bind starts from its copy, with no read. */
+    @Test void bind_informerHasThePendingPod_noRead() {
+        var pending = new PendingPods();
+        var b = new Binder(ledger, verbs, api, BindChecks.any(), new io.mpshare.scheduler.cluster.FailedBinds(), pending);
         api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
-        api.bindFailures.set(1);
-        api.beforePatch = () -> api.getFailures.set(1); // the read after the Binding fails (the first read is before the PATCH)
-        var out = binder.bind("default", "p", "u1", "n1");
-        assertThat(out).isInstanceOfSatisfying(BindOutcome.Failed.class, f -> assertThat(f.message()).contains("annotations are kept"));
-        assertThat(ledger.allocations()).isEmpty();
+        pending.onAdd(api.pod(P));
+        api.getFailures.set(1); // a read would fail
+        assertThat(b.bind("default", "p", "u1", "n1")).isInstanceOf(BindOutcome.Bound.class);
         assertThat(api.pod(P).getMetadata().getAnnotations()).containsKey(Names.ANN_ALLOCATION);
     }
 
+    /** The informer still shows the pod of that name that was deleted: the bind reads the API server's. */
+    @Test void bind_informerHasAnotherUid_readsTheApiServer() {
+        var pending = new PendingPods();
+        var b = new Binder(ledger, verbs, api, BindChecks.any(), new io.mpshare.scheduler.cluster.FailedBinds(), pending);
+        pending.onAdd(Pods.pod("p").uid("old").gpuMem(15).build());
+        api.put(Pods.pod("p").uid("new").gpuMem(7).build());
+        assertThat(b.bind("default", "p", "new", "n1")).isInstanceOf(BindOutcome.Bound.class);
+        assertThat(ledger.node("n1").allocatedMib()).isEqualTo(7 * 1024 + 512);
+    }
+
+    /** The informer has not seen the Binding of an earlier bind yet: the Binding's 409 and the read back make it success, booked once. */
+    @Test void bind_informerBehindAnEarlierBind_alreadyBound() {
+        var pending = new PendingPods();
+        var b = new Binder(ledger, verbs, api, BindChecks.any(), new io.mpshare.scheduler.cluster.FailedBinds(), pending);
+        api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
+        pending.onAdd(api.pod(P));
+        assertThat(b.bind("default", "p", "u1", "n1")).isInstanceOf(BindOutcome.Bound.class);
+        assertThat(pending.matching(P, "u1")).as("informer not caught up").isNotNull();
+        assertThat(b.bind("default", "p", "u1", "n1")).isInstanceOfSatisfying(BindOutcome.Bound.class, x -> assertThat(x.already()).isTrue());
+        assertThat(ledger.node("n1").allocatedMib()).isEqualTo(7 * 1024 + 512);
+        pending.onUpdate(null, api.pod(P));
+        assertThat(pending.matching(P, "u1")).as("bound pods leave").isNull();
+    }
+
+    /** Reading the pod back fails too: the room is freed (if the Binding landed, the watch books it from its annotations). */
+    @Test void bind_bindingAndReadBackFail_roomFreed() {
+        api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
+        api.bindFailures.set(1);
+        api.beforeBind = () -> api.getFailures.set(1); // the read after the Binding fails (the first read is before it)
+        var out = binder.bind("default", "p", "u1", "n1");
+        assertThat(out).isInstanceOfSatisfying(BindOutcome.Failed.class, f -> assertThat(f.message()).contains("the pod watch books it"));
+        assertThat(ledger.allocations()).isEmpty();
+    }
+
     /**
-     * Issue 12, item 11: a bind interrupted between PATCH and Binding leaves an ASSUMED booking (restored from the
-     * annotation after a restart) that fills the node; the pod's own filter must still keep that node, and its bind succeed.
+     * Issue 12, item 11: a bind of an older version interrupted between its PATCH and its Binding leaves an ASSUMED
+     * booking (restored from the annotation after a restart) that fills the node; the pod's own filter must still keep that node, and its bind succeed.
      */
     @Test void bind_afterInterruptedBind_ownAssumedBookingDoesNotBlockThePod() {
         api.put(Pods.pod("p").uid("u1").gpuMem(15).build());

@@ -61,9 +61,9 @@ class ConcurrentBindIT {
             api.put(b.build());
             queue.add(PodKey.of("default", "p" + i));
         }
-        // contention on the API side too: every 7th PATCH finds the pod changed
-        var patches = new java.util.concurrent.atomic.AtomicInteger();
-        api.beforePatch = () -> { if (patches.incrementAndGet() % 7 == 0) api.patchConflicts.incrementAndGet(); };
+        // failures on the API side too: every 7th Binding answers 500 (the pod is retried, its room must come back)
+        var bindings = new java.util.concurrent.atomic.AtomicInteger();
+        api.beforeBind = () -> { if (bindings.incrementAndGet() % 7 == 0) api.bindFailures.incrementAndGet(); };
 
         var refused = ConcurrentHashMap.<PodKey>newKeySet();
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);

@@ -13,18 +13,18 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An in-memory API server for pods with the behaviour the binder relies on: resourceVersion moves on every
- * write, a PATCH with a stale resourceVersion answers 409, a second Binding answers 409. Failures can be
- * injected. Thread-safe; each pod's writes are serialised on its entry.
+ * write, a Binding sets the node and merges its annotations into the pod in one write (as the API server's
+ * binding subresource does), a second Binding or one with another UID answers 409. Failures can be injected.
+ * Thread-safe; each pod's writes are serialised on its entry.
  */
 public final class FakePodApi implements PodApi {
     private final ConcurrentHashMap<PodKey, Pod> pods = new ConcurrentHashMap<>();
     private final AtomicLong version = new AtomicLong(1);
-    final AtomicInteger patchConflicts = new AtomicInteger(); // the next N patches answer 409
     public final AtomicInteger bindFailures = new AtomicInteger();   // the next N bindings answer 500
     final AtomicInteger bindCalls = new AtomicInteger();
     final AtomicInteger bindLandsThenTimesOut = new AtomicInteger(); // the next N bindings are written, then answer no response
     final AtomicInteger getFailures = new AtomicInteger();           // the next N reads answer 503
-    volatile Runnable beforePatch = () -> {};
+    volatile Runnable beforeBind = () -> {};
 
     public void put(Pod p) {
         Pod copy = new PodBuilder(p).editMetadata().withResourceVersion(Long.toString(version.incrementAndGet())).endMetadata().build();
@@ -49,28 +49,8 @@ public final class FakePodApi implements PodApi {
         return pods.get(pod); // stored pods are never changed in place: every write stores a new object
     }
 
-    @Override public void patchAnnotations(PodKey pod, String resourceVersion, Map<String, String> annotations) throws Failure {
-        beforePatch.run();
-        if (patchConflicts.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-            touch(pod);
-            throw new Failure(409, "annotate pod " + pod + ": API server answered 409 (injected)");
-        }
-        Failure[] err = new Failure[1];
-        Pod after = pods.computeIfPresent(pod, (k, p) -> {
-            if (resourceVersion != null && !resourceVersion.equals(p.getMetadata().getResourceVersion())) {
-                err[0] = new Failure(409, "annotate pod " + pod + ": API server answered 409 (resourceVersion " + resourceVersion + " is stale)");
-                return p;
-            }
-            var ann = new LinkedHashMap<String, String>();
-            if (p.getMetadata().getAnnotations() != null) ann.putAll(p.getMetadata().getAnnotations());
-            annotations.forEach((a, v) -> { if (v == null) ann.remove(a); else ann.put(a, v); });
-            return new PodBuilder(p).editMetadata().withAnnotations(ann).withResourceVersion(Long.toString(version.incrementAndGet())).endMetadata().build();
-        });
-        if (after == null) throw new Failure(404, "annotate pod " + pod + ": API server answered 404");
-        if (err[0] != null) throw err[0];
-    }
-
-    @Override public void bind(PodKey pod, String uid, String node) throws Failure {
+    @Override public void bind(PodKey pod, String uid, String node, Map<String, String> annotations) throws Failure {
+        beforeBind.run();
         bindCalls.incrementAndGet();
         if (bindFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0)
             throw new Failure(500, "bind pod " + pod + " to node " + node + ": API server answered 500 (injected)");
@@ -84,8 +64,11 @@ public final class FakePodApi implements PodApi {
                 err[0] = new Failure(409, "bind pod " + pod + ": pod is already assigned to node " + p.getSpec().getNodeName());
                 return p;
             }
+            var ann = new LinkedHashMap<String, String>();
+            if (p.getMetadata().getAnnotations() != null) ann.putAll(p.getMetadata().getAnnotations());
+            ann.putAll(annotations);
             return new PodBuilder(p).editSpec().withNodeName(node).endSpec()
-                    .editMetadata().withResourceVersion(Long.toString(version.incrementAndGet())).endMetadata().build();
+                    .editMetadata().withAnnotations(ann).withResourceVersion(Long.toString(version.incrementAndGet())).endMetadata().build();
         });
         if (after == null) throw new Failure(404, "bind pod " + pod + ": API server answered 404");
         if (err[0] != null) throw err[0];

@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
 
 /**
  * fabric8's CRUD mock plus what it lacks (FACTS.md): {@code POST pods/{name}/binding} sets
- * {@code spec.nodeName} once, and a second binding of the same pod answers 409 as the API server does.
+ * {@code spec.nodeName} once and merges the Binding's annotations into the pod, and a second binding of the same
+ * pod answers 409, as the API server does.
  */
 final class BindingCrudDispatcher extends KubernetesCrudDispatcher {
     private static final Pattern BINDING = Pattern.compile("^/api/v1/namespaces/([^/]+)/pods/([^/?]+)/binding(\\?.*)?$");
@@ -33,6 +34,12 @@ final class BindingCrudDispatcher extends KubernetesCrudDispatcher {
                 return status(409, "Conflict", "Operation cannot be fulfilled on pods/binding \"" + m.group(2) + "\": pod " + m.group(2)
                         + " is already assigned to node \"" + pod.getSpec().getNodeName() + "\"");
             pod.getSpec().setNodeName(b.getTarget().getName());
+            if (b.getMetadata() != null && b.getMetadata().getAnnotations() != null) {
+                var ann = new java.util.LinkedHashMap<String, String>();
+                if (pod.getMetadata().getAnnotations() != null) ann.putAll(pod.getMetadata().getAnnotations());
+                ann.putAll(b.getMetadata().getAnnotations());
+                pod.getMetadata().setAnnotations(ann);
+            }
             MockResponse put = handleUpdate(podPath, Serialization.asJson(pod));
             if (put.code() / 100 != 2) return put;
             return new MockResponse().setResponseCode(201).setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Success\",\"code\":201}");

@@ -56,11 +56,9 @@ class BindOffWorkersIT {
             return api.get(pod);
         }
 
-        @Override public void patchAnnotations(PodKey pod, String resourceVersion, Map<String, String> annotations) throws Failure {
-            api.patchAnnotations(pod, resourceVersion, annotations);
+        @Override public void bind(PodKey pod, String uid, String node, Map<String, String> annotations) throws Failure {
+            api.bind(pod, uid, node, annotations);
         }
-
-        @Override public void bind(PodKey pod, String uid, String node) throws Failure { api.bind(pod, uid, node); }
     }
 
     @AfterEach void stop() { if (server != null) server.close(); }
