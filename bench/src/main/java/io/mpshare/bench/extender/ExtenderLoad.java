@@ -349,8 +349,7 @@ public final class ExtenderLoad {
     /** The benchmark never binds. */
     static final class NoApi implements PodApi {
         @Override public io.fabric8.kubernetes.api.model.Pod get(PodKey pod) throws Failure { throw new Failure(0, "no API server in the benchmark"); }
-        @Override public void patchAnnotations(PodKey pod, String rv, Map<String, String> a) throws Failure { throw new Failure(0, "no API server"); }
-        @Override public void bind(PodKey pod, String uid, String node) throws Failure { throw new Failure(0, "no API server"); }
+        @Override public void bind(PodKey pod, String uid, String node, Map<String, String> a) throws Failure { throw new Failure(0, "no API server"); }
     }
 
 }
