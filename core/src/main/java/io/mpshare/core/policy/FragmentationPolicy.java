@@ -16,7 +16,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * least {@code k} GPUs have {@code n} free, the free share of the GPUs with less than {@code n} free;
  * otherwise all of the node's free share. The node's fragmentation is the mix-weighted sum. The node score
  * is minus the increase that placing the pod causes (finer than the paper's integer sigmoid, so fewer
- * ties); ties go to the node left with less free GPU share (packing), then in the engine to the name.
+ * ties); ties go to a fixed pseudo-random order of the nodes, by a hash of the name ({@link TieBreak#NAME_HASH}:
+ * a packing tie-break sends equal choices to the smallest nodes and strands their GPUs without CPU), then in
+ * the engine to the name. A CPU-only pod ({@link #hostScore}) still packs: onto the node with the least free
+ * GPU share, whose CPU is the least use to GPU pods.
  *
  * <p>Host CPU. The extender knows each node's free CPU (allocatable minus the requests of its pods) and
  * the pod's CPU request; {@link #evaluate(NodeState, GpuDemand, long, long)} takes them, and then an entry
@@ -39,15 +42,27 @@ public final class FragmentationPolicy implements PlacementPolicy {
     /** CPU left when the caller does not know it: every entry fits. */
     public static final long CPU_UNKNOWN = Long.MAX_VALUE;
     /**
-     * Default width of a score step: increases of expected fragmentation within 20 thousandths of a GPU
-     * count as equal and the packing tie-break decides (tuned on the openb traces: 1/64 and 10 lose 0.3
-     * points on the default trace, 20-40 are flat; docs/decisions/default-placement-policy.md).
+     * Default width of a score step: increases of expected fragmentation within 40 thousandths of a GPU
+     * count as equal and the tie-break decides (chosen on the openb trace families, 18 traces with 2 seeds of
+     * resampling and 10 of arrivals each: 30 and 50 lose on the worst seeds, docs/decisions/default-placement-policy.md).
      */
-    public static final double DEFAULT_TOLERANCE = 20;
+    public static final double DEFAULT_TOLERANCE = 40;
+
+    /** How nodes whose increases count as equal are ordered. */
+    public enum TieBreak {
+        /**
+         * By a hash of the node's name: a fixed pseudo-random order, the same in prioritize and bind and in every
+         * replica. Spreads equal choices over node kinds the way a random order does (the default).
+         */
+        NAME_HASH,
+        /** The node left with less free GPU share first (packing); what this policy did before the trace families. */
+        PACKING
+    }
 
     private final TaskMix mix;
     private final double tolerance;
     private final boolean uidRule;
+    private final TieBreak tieBreak;
     /** Distinct CPU (memory) asks of the entries, ascending; an entry's CPU (memory) level is its index here. */
     private final long[] cpuLevels, memLevels;
     private final ConcurrentHashMap<Long, Tables> bySize = new ConcurrentHashMap<>();
@@ -65,10 +80,14 @@ public final class FragmentationPolicy implements PlacementPolicy {
 
     /**
      * @param tolerance increases of expected fragmentation closer than this (thousandths of a GPU) count
-     *                  as equal, so the packing tie-break decides between them
+     *                  as equal, so the tie-break ({@link TieBreak#NAME_HASH}) decides between them
      */
-    public FragmentationPolicy(TaskMix mix, double tolerance, boolean uidRule) {
+    public FragmentationPolicy(TaskMix mix, double tolerance, boolean uidRule) { this(mix, tolerance, uidRule, TieBreak.NAME_HASH); }
+
+    /** @param tieBreak how nodes with equal (within {@code tolerance}) increases are ordered */
+    public FragmentationPolicy(TaskMix mix, double tolerance, boolean uidRule, TieBreak tieBreak) {
         this.mix = Objects.requireNonNull(mix, "mix");
+        this.tieBreak = Objects.requireNonNull(tieBreak, "tieBreak");
         if (!(tolerance > 0)) throw new IllegalArgumentException("tolerance must be > 0, got " + tolerance);
         this.tolerance = tolerance;
         this.uidRule = uidRule;
@@ -284,15 +303,19 @@ public final class FragmentationPolicy implements PlacementPolicy {
                 fragA += t0.multiWeight()[m] * (t0.multiOk(m, la) && fit[m] >= t0.multiCount()[m] ? low[m] : leftAfter);
             delta = fragA - fragB;
         }
-        return new Evaluation.Fits(chosen, score(delta, leftAfter));
+        return new Evaluation.Fits(chosen, score(delta, tieBreak == TieBreak.NAME_HASH ? nameRank(s.name()) : leftAfter));
     }
 
     private static long after(long left, long ask) { return left == CPU_UNKNOWN ? left : left - ask; }
 
-    private long score(double delta, long leftAfter) {
+    /** The score: minus the increase in steps of {@code tolerance}; within a step, fewer {@code tieRank} first. */
+    private long score(double delta, long tieRank) {
         long primary = -(long) Math.floor(delta / tolerance + 1e-6);
-        return primary * TIE_SLOTS + (TIE_SLOTS - 1 - Math.min(Math.max(leftAfter, 0), TIE_SLOTS - 1));
+        return primary * TIE_SLOTS + (TIE_SLOTS - 1 - Math.min(Math.max(tieRank, 0), TIE_SLOTS - 1));
     }
+
+    /** A node's place in the fixed pseudo-random order of {@link TieBreak#NAME_HASH}: 16 bits of a mixed hash of its name. */
+    static long nameRank(String node) { return ((node.hashCode() * 0x9E3779B9L) >>> 16) & (TIE_SLOTS - 1); }
 
     /**
      * This policy as the extender applies it to one pod on one node whose free CPU it knows: what

@@ -116,6 +116,26 @@ class FragmentationPolicyTest {
         assertThat(policy.evaluate(l.node("node-a"), mib(200, 1))).isInstanceOf(Evaluation.Unfit.class);
     }
 
+    /**
+     * Three idle nodes of 8, 2 and 4 GPUs; every task takes one whole GPU, so a one-GPU pod increases no
+     * node's fragmentation. Packing sends it to the smallest node (node-b); the default orders equal nodes by
+     * the hash of their names (node-a first here), the same order whatever order the nodes are asked in.
+     */
+    @Test
+    void bestNode_equalIncreases_goByNameHashByDefault_andToTheFullestNodeWhenPacking() {
+        Ledger l = ledger(new int[8], new int[2], new int[4]);
+        var mix = mix(new TaskMix.Entry(1, 1000, 0, 0, 0, 0, 1));
+        List<String> names = List.of("node-a", "node-b", "node-c");
+        assertThat(names.stream().map(FragmentationPolicy::nameRank).distinct().count()).isEqualTo(3);
+        String lowestRank = names.stream().min(java.util.Comparator.comparingLong(FragmentationPolicy::nameRank)).orElseThrow();
+        var hashed = new PlacementEngine(l, new FragmentationPolicy(mix));
+        var packing = new PlacementEngine(l, new FragmentationPolicy(mix, FragmentationPolicy.DEFAULT_TOLERANCE, false, FragmentationPolicy.TieBreak.PACKING));
+        assertThat(hashed.bestNode(mib(1000, 1), names)).isEqualTo(lowestRank);
+        assertThat(hashed.bestNode(mib(1000, 1), names.reversed())).isEqualTo(lowestRank);
+        assertThat(lowestRank).isNotEqualTo("node-b");
+        assertThat(packing.bestNode(mib(1000, 1), names)).isEqualTo("node-b");
+    }
+
     @Test
     void taskMix_ofDemands_mergesEqualDemandsAndNormalises() {
         var m = TaskMix.ofDemands(List.of(mib(100, 1), mib(100, 1), mib(1000, 2)));

@@ -32,8 +32,10 @@ import java.util.SplittableRandom;
  * host filters (CPU, memory, model) stand for kube-scheduler's; {@link FragmentationPolicy} then scores each
  * node that passes, with the node's free CPU, as the extender's prioritize would, and the pod is booked by
  * {@link Ledger#assume} with the same policy and inputs ({@link FragmentationPolicy#forHost}), so the GPUs
- * are the ones bind would pick. Ties go to the first node in trace order ({@code PlacementEngine.bestNode}
- * breaks them by name, the same order here).
+ * are the ones bind would pick. Nodes whose increases are equal within the policy's tolerance are ordered by
+ * the policy itself, by a hash of the node name ({@link FragmentationPolicy.TieBreak#NAME_HASH}), as in the
+ * extender; exact ties go to the first node in trace order ({@code PlacementEngine.bestNode} breaks them by
+ * name, the same order here).
  *
  * <p>The task mix is the trace's GPU tasks, by (GPU count, share per GPU, CPU, memory), weighted by how
  * often each comes: what the extender would learn from the pods it has seen. Prioritize and bind get the
