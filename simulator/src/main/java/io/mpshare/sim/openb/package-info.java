@@ -4,7 +4,9 @@
  * GPU allocation ratio at every 1% of arrived workload. {@link io.mpshare.sim.openb.OpenbTrace} reads the
  * files (bad rows named by line), {@link io.mpshare.sim.openb.Replay} runs one (trace, policy, seed),
  * {@link io.mpshare.sim.openb.Experiment} runs many on several threads, {@link io.mpshare.sim.openb.ReplayReport}
- * prints and draws them. The paper's baselines live here; mpshare's default is the core's
+ * prints and draws them. The paper's six policies live here ({@link io.mpshare.sim.openb.PaperPolicies},
+ * {@link io.mpshare.sim.openb.PaperFgd}), and {@link io.mpshare.sim.openb.GpuSpecTraces} builds its
+ * model-constrained (gpuspec) variants of a trace; mpshare's default is the core's
  * {@link io.mpshare.core.policy.FragmentationPolicy}, driven through the ledger like the extender drives it.
  * See docs/trace-replay.md.
  */
