@@ -1,0 +1,104 @@
+package io.mpshare.scheduler.http;
+
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.Names;
+import io.mpshare.core.ledger.AssumeResult;
+import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.model.DemandResolver;
+import io.mpshare.core.model.GpuDemand;
+import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.scheduler.LearnedFragmentationPolicy;
+import io.mpshare.scheduler.TestClock;
+import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.bind.Binder;
+import io.mpshare.scheduler.bind.FakePodApi;
+import io.mpshare.scheduler.metrics.ExtenderMetrics;
+import io.mpshare.testing.Nodes;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import tools.jackson.databind.JsonNode;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The one-UID-per-daemon rule through the filter over real HTTP, with the default policy and the rule on (the
+ * product's defaults): the names come as request bytes, so the answer is the index's (its UID summary per node).
+ */
+class FilterUidRuleIT {
+    private final HttpClient http = HttpClient.newHttpClient();
+    private ExtenderHttpServer server;
+    private String base;
+
+    @BeforeEach void start() throws IOException {
+        Ledger ledger = new Ledger(new TestClock(), Duration.ofMinutes(5));
+        for (String n : List.of("uid-1000", "uid-1001", "two-uids", "no-uid", "full-1000"))
+            ledger.upsertNode(Nodes.node(n).gpus(2, n.startsWith("full") ? 16_384 : 143_771).inventory());
+        var engine = new PlacementEngine(ledger, new LearnedFragmentationPolicy(true));
+        var booking = new PlacementEngine(ledger, new io.mpshare.core.policy.BinpackPolicy(false)); // two UIDs on a node: placed before the rule
+        book(engine, "uid-1000", 1000, 8_192);
+        book(engine, "uid-1001", 1001, 8_192);
+        book(engine, "two-uids", 1000, 8_192);
+        book(booking, "two-uids", 1001, 8_192);
+        book(engine, "no-uid", -1, 8_192);
+        book(engine, "full-1000", 1000, 15_000);
+        book(engine, "full-1000", 1000, 15_000);
+        var verbs = new Verbs(engine, new DemandResolver(512), MemoryUnit.GIB);
+        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 2, verbs, new Binder(ledger, verbs, new FakePodApi(), 3),
+                new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test");
+        server.start();
+        base = "http://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/";
+    }
+
+    private int pods;
+
+    private void book(PlacementEngine e, String node, long uid, long mib) {
+        GpuDemand d = GpuDemand.simple(mib, 0, 1, 512);
+        d = new GpuDemand(1, d.chargeMib(), 0, d.reserveMib(), d.requestedMib(), d.containers(), uid < 0 ? OptionalLong.empty() : OptionalLong.of(uid));
+        assertThat(e.assume(PodKey.of("t", "booked-" + pods++), "", node, d)).isInstanceOf(AssumeResult.Assumed.class);
+    }
+
+    @AfterEach void stop() { server.close(); }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            pod of UID 1000     | 1000 | uid-1000,no-uid          | uid-1001,two-uids
+            pod of UID 1001     | 1001 | uid-1001,no-uid          | uid-1000,two-uids
+            pod of UID 7        |    7 | no-uid                   | uid-1000,uid-1001,two-uids
+            pod without UID     |   -1 | uid-1000,uid-1001,two-uids,no-uid |
+            """)
+    void filter_podUid_keepsNodesOfItsUidOrNone_refusesOthersWithTheUidReason(String name, long uid, String kept, String uidRefused) throws Exception {
+        String sc = uid < 0 ? "{}" : "{\"runAsUser\":" + uid + "}";
+        String body = "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u\"},\"spec\":{\"securityContext\":" + sc
+                + ",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"aliyun.com/gpu-mem\":\"7\"}}}]}},"
+                + "\"NodeNames\":[\"uid-1000\",\"uid-1001\",\"two-uids\",\"no-uid\",\"full-1000\"]}";
+        var r = http.send(HttpRequest.newBuilder(URI.create(base + "filter")).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        JsonNode j = ExtenderHttpIT.JSON.readTree(r.body());
+        assertThat(j.get("Error").asString()).isEmpty();
+        List<String> names = new ArrayList<>();
+        j.get("NodeNames").forEach(n -> names.add(n.asString()));
+        assertThat(names).as(name).containsExactly(kept.split(","));
+        JsonNode failed = j.get("FailedNodes");
+        List<String> refusedForUid = new ArrayList<>();
+        failed.properties().forEach(e -> { if (e.getValue().asString().contains("serves another UID")) refusedForUid.add(e.getKey()); });
+        assertThat(refusedForUid).as(name).containsExactly(uidRefused == null ? new String[0] : uidRefused.split(","));
+        for (String n : refusedForUid)
+            assertThat(failed.get(n).asString()).isEqualTo("its MPS daemon serves another UID (one UID at a time): run as that UID, or wait; pod runs as UID " + uid);
+        // the full node is refused for its room first, whatever the UIDs
+        assertThat(failed.get("full-1000").asString()).as(name).contains("GiB free").doesNotContain("UID");
+    }
+}
