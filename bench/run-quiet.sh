@@ -53,7 +53,7 @@ mix_args() { # serve's [uid-rule] [uid-pods-%] [uid-requests-%] [uids], then loa
     *) echo "run-quiet: unknown mix $1 (none, uid)" >&2; exit 2 ;;
   esac
 }
-# GC pauses in the measured window of a server's -Xlog:gc file: count, total ms, longest ms
+# GC pauses in the measured window of a server's -Xlog:gc,gc+phases file (ZGC logs its pauses as phases): count, total ms, longest ms
 pauses() { awk -v from="$2" -v to="$3" '/Pause/ { t = $1; gsub(/[\[\]s]/, "", t); ms = $NF; sub(/ms/, "", ms);
   if (t + 0 >= from && t + 0 <= to) { n++; sum += ms; if (ms > max) max = ms } }
   END { printf "%d|%.1f|%.2f", n, sum, max }' "$1"; }
@@ -67,7 +67,7 @@ if [ "$what" != allocate ]; then
       echo; echo "== mix $mix, GC $gc; load average $(cut -d' ' -f1-3 /proc/loadavg)"
       t_srv=$(date +%s.%N)
       # shellcheck disable=SC2046
-      taskset -c "$S" "${j[@]::1}" -Xms"${SERVER_HEAP:-2g}" -Xmx"${SERVER_HEAP:-2g}" $(gc_flags "$gc") -Xlog:gc:file="$gclog":uptime \
+      taskset -c "$S" "${j[@]::1}" -Xms"${SERVER_HEAP:-2g}" -Xmx"${SERVER_HEAP:-2g}" $(gc_flags "$gc") -Xlog:gc,gc+phases:file="$gclog":uptime \
         "${j[@]:1}" io.mpshare.bench.extender.ExtenderLoad serve 5000 40000 2 30 fragmentation $smix > "$out" 2>&1 &
       srv=$!
       for _ in $(seq 600); do grep -q '^ports ' "$out" && break; kill -0 $srv 2>/dev/null || { cat "$out"; exit 1; }; sleep 0.5; done
