@@ -170,13 +170,13 @@ public final class WireReader {
             while (true) {
                 if (i + 8 <= length) {
                     long w = (long) LE.get(body, i);
-                    long quote = zeroBytes(w ^ 0x2222222222222222L);
-                    long bad = zeroBytes(w ^ 0x5C5C5C5C5C5C5C5CL) | ((w - 0x2020202020202020L) & ~w & HIGHS);
-                    int q = quote == 0 ? 8 : Long.numberOfTrailingZeros(quote) >>> 3;
-                    long below = q == 8 ? -1L : (1L << (q * 8)) - 1;
-                    if ((bad & below) != 0) return null; // an escape or a control character before the quote
-                    if (q == 8) { h = FitIndex.hashStep(h, w); i += 8; continue; }
-                    tail = w & below;
+                    // quotes, backslashes and control characters: the lowest flag of each test is exact, so the
+                    // lowest of all is the first such byte; it must be the closing quote
+                    long special = zeroBytes(w ^ 0x2222222222222222L) | zeroBytes(w ^ 0x5C5C5C5C5C5C5C5CL) | ((w - 0x2020202020202020L) & ~w & HIGHS);
+                    if (special == 0) { h = FitIndex.hashStep(h, w); i += 8; continue; }
+                    int q = Long.numberOfTrailingZeros(special) >>> 3;
+                    if (body[i + q] != '"') return null; // an escape or a control character before the quote
+                    tail = w & ((1L << (q * 8)) - 1);
                     i += q;
                     break;
                 }
@@ -197,6 +197,7 @@ public final class WireReader {
                 off = arrays[0] = java.util.Arrays.copyOf(off, n * 2); len = arrays[1] = java.util.Arrays.copyOf(len, n * 2); hash = arrays[2] = java.util.Arrays.copyOf(hash, n * 2);
             }
             off[n] = from; len[n] = i - from; hash[n] = FitIndex.hashEnd(h, tail, i - from); n++;
+            if (i + 2 < length && body[i + 1] == ',' && body[i + 2] == '"') { i += 2; continue; } // "a","b": the common case
             i = skipWhitespace(body, i + 1, length);
             if (i >= length) return null;
             if (body[i] == ']') { end[0] = i + 1; return new RawNames(body, off, len, hash, n); }
