@@ -34,6 +34,18 @@ public final class FamiliesMain {
     public record Row(String trace, int runs, Map<String, Double> meanByPolicy, double meanGap, double worstGap, String worstAt) {}
 
     public static void main(String[] args) throws IOException {
+        try {
+            run(args);
+        } catch (IllegalArgumentException e) { // bad options or a bad trace row: one line, no stack trace
+            System.err.println("families: " + e.getMessage());
+            System.exit(2);
+        } catch (java.nio.file.NoSuchFileException e) {
+            System.err.println("families: no such file: " + e.getFile() + "; give the openb CSV files with --nodes and --base");
+            System.exit(2);
+        }
+    }
+
+    static void run(String[] args) throws IOException {
         Map<String, String> o = new HashMap<>(Map.of("--variants", "paper", "--variant-seeds", "1-3", "--seeds", "42-51",
                 "--policies", "default,fgd,bestfit,random", "--threads", "1"));
         List<Path> pods = new ArrayList<>();
