@@ -5,8 +5,8 @@
  * files (bad rows named by line), {@link io.mpshare.sim.openb.Replay} runs one (trace, policy, seed),
  * {@link io.mpshare.sim.openb.Experiment} runs many on several threads, {@link io.mpshare.sim.openb.ReplayReport}
  * prints and draws them. The paper's six policies live here ({@link io.mpshare.sim.openb.PaperPolicies},
- * {@link io.mpshare.sim.openb.PaperFgd}), and {@link io.mpshare.sim.openb.GpuSpecTraces} builds its
- * model-constrained (gpuspec) variants of a trace; mpshare's default is the core's
+ * {@link io.mpshare.sim.openb.PaperFgd}); the paper's trace families (gpushare, multigpu, gpuspec, cpu) are
+ * generated in {@code io.mpshare.sim.openb.variants}; mpshare's default is the core's
  * {@link io.mpshare.core.policy.FragmentationPolicy}, driven through the ledger like the extender drives it.
  * See docs/trace-replay.md.
  */

@@ -41,7 +41,10 @@ public final class TraceVariants {
      */
     public static final long CPU_REFERENCE_MILLI = 13_900_000;
 
-    /** GPU-model constraints as gpuspec33 carries them (a sample of its first 220 rows: 70 constrained GPU tasks), with their counts. */
+    /**
+     * GPU-model constraints as gpuspec33 carries them, with their counts in a sample of its first 220 rows (71
+     * constrained GPU tasks; T4 is 34 there, weighted 33 here: the figures in docs/trace-replay.md were drawn with 33).
+     */
     static final Map<Set<String>, Integer> SPECS = Map.of(
             Set.of("T4"), 33,
             Set.of("V100M16", "V100M32"), 13,
