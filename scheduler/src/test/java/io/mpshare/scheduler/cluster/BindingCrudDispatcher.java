@@ -13,9 +13,10 @@ import java.util.regex.Pattern;
 /**
  * fabric8's CRUD mock plus what it lacks (FACTS.md): {@code POST pods/{name}/binding} sets
  * {@code spec.nodeName} once and merges the Binding's annotations into the pod, and a second binding of the same
- * pod answers 409, as the API server does.
+ * pod answers 409, as the API server does. The pod is written through the CRUD handler, so watchers (informers)
+ * see it bound. Shared with e2e/it through this module's test-jar.
  */
-final class BindingCrudDispatcher extends KubernetesCrudDispatcher {
+public final class BindingCrudDispatcher extends KubernetesCrudDispatcher {
     private static final Pattern BINDING = Pattern.compile("^/api/v1/namespaces/([^/]+)/pods/([^/?]+)/binding(\\?.*)?$");
 
     @Override public MockResponse dispatch(RecordedRequest req) {
@@ -40,7 +41,11 @@ final class BindingCrudDispatcher extends KubernetesCrudDispatcher {
                 ann.putAll(b.getMetadata().getAnnotations());
                 pod.getMetadata().setAnnotations(ann);
             }
-            MockResponse put = handleUpdate(podPath, Serialization.asJson(pod));
+            // a PUT through the CRUD handler's request form, which also tells watchers (informers) the pod is bound
+            var update = new RecordedRequest("HTTP/1.1", io.fabric8.mockwebserver.dsl.HttpMethod.PUT, podPath,
+                    io.fabric8.mockwebserver.http.Headers.builder().add("Content-Type", "application/json").build(),
+                    new io.fabric8.mockwebserver.http.Buffer(Serialization.asJson(pod).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            MockResponse put = handleUpdate(update);
             if (put.code() / 100 != 2) return put;
             return new MockResponse().setResponseCode(201).setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Success\",\"code\":201}");
         }
