@@ -19,17 +19,7 @@ cp -r bench/target/classes "$D/bench/classes"
 mvn -B -ntp -q ${MVN_OFFLINE:+-o} -pl bench dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$PWD/$D/bench/lib"
 # jars re-stored uncompressed, then packed as one xz stream: class files compress far better together (as
 # e2e/gpu/build-runtime.sh does), so the archive and the runtime stay under the 64 MiB a device call may carry
-python3 - "$D/bench/lib" <<'PY'
-import glob, os, sys, zipfile
-for j in glob.glob(os.path.join(sys.argv[1], "*.jar")):
-    tmp = j + ".stored"
-    with zipfile.ZipFile(j) as zi, zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as zo:
-        for info in zi.infolist():
-            data = zi.read(info)
-            info.compress_type = zipfile.ZIP_STORED
-            zo.writestr(info, data)
-    os.replace(tmp, j)
-PY
+python3 e2e/gpu/store-jars.py "$D/bench/lib"
 tar -C "$D" -cf - bench | xz -T0 -6 > "$D/bench.tar.xz"
 rm -rf "$D/bench"
 echo "build-quiet: $(du -h "$D/bench.tar.xz" | cut -f1) $D/bench.tar.xz (commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- core scheduler bench || echo ', with uncommitted changes'))"
