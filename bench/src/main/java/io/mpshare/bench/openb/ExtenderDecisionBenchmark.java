@@ -68,13 +68,6 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 public class ExtenderDecisionBenchmark {
-    /** The openb node list: how many nodes of each (GPU count, GPU MiB, CPU milli, host memory MiB). */
-    private static final long[][] SHAPES = {
-            {387, 2, 15109, 104000, 524288}, {2, 1, 22731, 128000, 1048576}, {39, 8, 32768, 128000, 786432},
-            {107, 2, 16280, 16000, 122880}, {28, 4, 16160, 32000, 131072}, {9, 4, 32510, 48000, 376832},
-            {22, 2, 16280, 64000, 262144}, {7, 8, 16160, 64000, 262144}, {19, 1, 16160, 8000, 32768},
-            {3, 1, 16280, 8000, 61440}, {2, 2, 16280, 8000, 61440}, {1, 8, 16160, 82000, 344064},
-            {17, 4, 15109, 96000, 393216}, {549, 8, 32768, 96000, 393216}, {21, 8, 32510, 96000, 786432}};
     /** Pods that fill the cluster: gpu-mem MiB per GPU, core percent (one-GPU pods), GPUs, CPU milli, memory MiB; drawn uniformly. */
     private static final long[][] PODS = {
             {15000, 100, 1, 12000, 49152}, {15000, 100, 1, 8000, 32768}, {12000, 0, 1, 11900, 47104}, {7000, 0, 1, 4000, 22888},
@@ -106,12 +99,12 @@ public class ExtenderDecisionBenchmark {
         verbs = new Verbs(engine, resolver, MemoryUnit.MIB, new PipelineHolds(engine, clock, Duration.ofSeconds(5)));
         names = new ArrayList<>();
         long totalMib = 0;
-        for (long[] s : SHAPES)
-            for (int k = 0; k < s[0]; k++) {
+        for (Object[] s : FragmentationBenchmark.SHAPES) // the openb node list: count, GPUs, model, GPU MiB, CPU milli, memory MiB
+            for (int k = 0; k < (int) s[0]; k++) {
                 String name = String.format("openb-node-%04d", names.size());
-                view.offer(Nodes.node(name).gpus((int) s[1], s[2]).allocatable(s[3] + "m", s[4] + "Mi").build());
+                view.offer(Nodes.node(name).gpus((int) s[1], (long) s[3]).allocatable(s[4] + "m", s[5] + "Mi").build());
                 names.add(name);
-                totalMib += s[1] * s[2];
+                totalMib += (int) s[1] * (long) s[3];
             }
         fillCluster((long) (fill * totalMib));
         Pod p = pod("measured", new long[] {4000, 30, 1, 4000, 16384});

@@ -51,7 +51,7 @@ import java.util.concurrent.TimeUnit;
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 public class FragmentationBenchmark {
     /** The openb node list: how many nodes of each (GPU count, model, GPU MiB, CPU milli, host memory MiB). */
-    private static final Object[][] SHAPES = {
+    static final Object[][] SHAPES = {
             {387, 2, "T4", 15109L, 104000L, 524288L}, {2, 1, "A10", 22731L, 128000L, 1048576L}, {39, 8, "G3", 32768L, 128000L, 786432L},
             {107, 2, "P100", 16280L, 16000L, 122880L}, {28, 4, "V100M16", 16160L, 32000L, 131072L}, {9, 4, "V100M32", 32510L, 48000L, 376832L},
             {22, 2, "P100", 16280L, 64000L, 262144L}, {7, 8, "V100M16", 16160L, 64000L, 262144L}, {19, 1, "V100M16", 16160L, 8000L, 32768L},
