@@ -64,8 +64,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and what {@code kubectl mpshare inspect} then prints.
  */
 class SeedSampleIT {
-    /** Long enough for the device plugin's periodic reconcile (30 s) to mark the pod assigned: since the bind makes one write, nothing else prompts it sooner here (see docs/device-plugin.md, open). */
-    static final Duration WAIT = Duration.ofSeconds(75);
+    static final Duration WAIT = Duration.ofSeconds(30);
+    /** The pass after an Allocate (250 ms by default) marks the pod, not the periodic one (30 s). */
+    static final Duration ASSIGNED_WITHIN = Duration.ofSeconds(10);
     static final Path SAMPLE = Path.of("../../examples/mps-sample-job.yaml");
 
     KubernetesMockServer server;
@@ -86,7 +87,7 @@ class SeedSampleIT {
         kubelet = new FakeKubelet(dir, podRes).start();
         var mps = new FakeMpsControl();
         var cfg = DevicePluginConfig.defaults("n1").withSockets(dir, kubelet.socket(), podRes)
-                .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofHours(1));
+                .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), DevicePluginConfig.defaults("n1").reconcileDelay());
         node = DevicePluginNode.start(cfg, new FakeNvml().addH200().addH200(), c -> mps::daemonUp, client, Clock.systemUTC(), false);
         await("inventory published", () -> {
             var a = client.nodes().withName("n1").get().getMetadata().getAnnotations();
@@ -183,10 +184,12 @@ class SeedSampleIT {
         assertThat(env).containsEntry(Names.ENV_MPS_MEM_LIMIT, "0=8192M") // 7 GiB + the 1024 MiB default context reserve
                 .containsEntry(Names.ENV_MPS_PIPE, "/run/mpshare/blue/pipe")
                 .doesNotContainKey(Names.ENV_MPS_THREADS);
+        long answered = System.nanoTime();
         await("assigned, with its colour", () -> {
             var a = client.pods().inNamespace("default").withName(pod.getMetadata().getName()).get().getMetadata().getAnnotations();
             return "true".equals(a.get(Names.ANN_ASSIGNED)) && "blue".equals(a.get(Names.ANN_MPS_COLOUR));
         });
+        assertThat(Duration.ofNanos(System.nanoTime() - answered)).as("Allocate answered -> marked assigned").isLessThan(ASSIGNED_WITHIN);
 
         // 4. kubectl mpshare inspect
         client.pods().inNamespace("default").withName(pod.getMetadata().getName()).editStatus(p -> {
