@@ -12,12 +12,14 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhoo
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.mpshare.core.Names;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -122,7 +124,8 @@ class ChartTest {
         PodSpec pod = d.getSpec().getTemplate().getSpec();
         assertThat(pod.getContainers()).extracting(Container::getName).containsExactly("kube-scheduler", "extender");
         assertThat(Rendered.container(pod, "extender").getArgs()).contains("scheduler-extender", "--port=" + Names.EXTENDER_PORT,
-                "--verbs-from=loopback", "--scheduler-name=" + Names.SCHEDULER_NAME);
+                "--verbs-from=loopback", "--scheduler-name=" + Names.SCHEDULER_NAME,
+                "--policy=" + Names.DEFAULT_PLACEMENT_POLICY); // the policy simulate's report names as the extender's
         assertThat(Rendered.container(pod, "kube-scheduler").getCommand()).contains("--config=/etc/mpshare/scheduler-config.yaml");
         assertThat(Rendered.container(pod, "extender").getReadinessProbe().getHttpGet().getPath()).isEqualTo(Names.EXTENDER_PREFIX + "/readyz");
         assertThat(defaults.one(Service.class, FULL + "-scheduler-metrics").getMetadata().getLabels()).containsEntry("mpshare.io/metrics", "true");
@@ -144,6 +147,20 @@ class ChartTest {
                 .contains("system:kube-scheduler", "system:volume-scheduler", FULL + "-scheduler-extender");
         assertThat(defaults.has("Role", FULL + "-scheduler-leader-election")).isTrue();
         assertThat(defaults.has("RoleBinding", FULL + "-scheduler-auth-reader")).isTrue();
+    }
+
+    /** The extender's own role is read-only on pods: its one write is the Binding (annotations inside it). */
+    @Test
+    void scheduler_extenderRole_readsPodsAndNodes_writesOnlyBindings() {
+        ClusterRole role = defaults.one(ClusterRole.class, FULL + "-scheduler-extender");
+        Map<String, List<String>> verbs = new java.util.TreeMap<>();
+        for (var rule : role.getRules())
+            for (String res : rule.getResources()) verbs.computeIfAbsent(res, k -> new ArrayList<>()).addAll(rule.getVerbs());
+        assertThat(verbs).containsOnly(
+                Map.entry("nodes", List.of("get", "list", "watch")),
+                Map.entry("pods", List.of("get", "list", "watch")),
+                Map.entry("pods/binding", List.of("create")),
+                Map.entry("bindings", List.of("create")));
     }
 
     @Test
@@ -172,6 +189,10 @@ class ChartTest {
         Map<String, Object> chart = map(list(yaml(defaults.one(ConfigMap.class, FULL + "-scheduler-config").getData().get("scheduler-config.yaml")).get("extenders")).getFirst());
         for (String k : List.of("filterVerb", "prioritizeVerb", "preemptVerb", "bindVerb", "enableHTTPS", "nodeCacheCapable", "ignorable", "managedResources"))
             assertThat(mine.get(k)).as(k).isEqualTo(chart.get(k));
+        Map<String, Object> myProfile = map(list(yaml(java.nio.file.Files.readString(example)).get("profiles")).getFirst());
+        Map<String, Object> chartProfile = map(list(yaml(defaults.one(ConfigMap.class, FULL + "-scheduler-config").getData().get("scheduler-config.yaml")).get("profiles")).getFirst());
+        assertThat(chartProfile).as("every feasible node reaches the extender").containsEntry("percentageOfNodesToScore", 100);
+        assertThat(myProfile.get("percentageOfNodesToScore")).isEqualTo(chartProfile.get("percentageOfNodesToScore"));
     }
 
     /** Issue 12, item 9: in extender mode the verbs must not be open to the cluster; without a TLS Secret the chart refuses to render. */

@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Issue 12: 120 GPU pods created at once on 10 nodes x 8 H200 under the real kube-scheduler with the chart's
  * configuration and the extender jar. The mix is tight on purpose: 40 pods of 90 GiB (one per GPU) and 80 of 45 GiB
- * (three per GPU, or one beside a 90), so binpack packs GPUs to the brim and a filter that runs while the previous
- * pod's bind is in flight (kube-scheduler pipelines them) would see room that is gone.
+ * (three per GPU, or one beside a 90), so a GPU that takes one more is full to the brim, and a filter that runs
+ * while the previous pod's bind is in flight (kube-scheduler pipelines them) would see room that is gone. The policy
+ * is the chart's (fragmentation).
  */
 @ExtendWith(RealControlPlane.class)
 class BurstIT {
