@@ -43,8 +43,12 @@ final class Scenario implements AutoCloseable {
         cluster.controlPlane().createNamespace(ns, namespaceLabels);
     }
 
-    void nodes(int count, int gpus) {
-        nodes.addAll(GpuNodes.createMany(c, name, count, gpus, Map.of(GROUP, name)));
+    void nodes(int count, int gpus) { nodes(0, count, gpus); }
+
+    /** Nodes {@code name-first .. name-(first+count-1)}: more nodes joining later. */
+    void nodes(int first, int count, int gpus) {
+        for (int i = first; i < first + count; i++)
+            nodes.add(GpuNodes.create(c, GpuNodes.Spec.h200(name + "-" + i, gpus, Map.of(GROUP, name))));
     }
 
     List<Node> nodes() { return List.copyOf(nodes); }
