@@ -90,6 +90,14 @@ public final class Names {
     /** Prefix of every MPS client variable; users may not set these in shared-GPU pods (the device plugin does). */
     public static final String ENV_MPS_PREFIX = "CUDA_MPS_";
     /**
+     * Where the NVIDIA container toolkit looks for a container's GPU list under its volume-mounts strategy
+     * ({@code accept-nvidia-visible-devices-as-volume-mounts}): a mount named {@code all} or a GPU UUID there hands the
+     * container those GPUs. Written normalised ({@code /var/run} read as {@code /run}).
+     */
+    public static final String NVIDIA_DEVICE_LIST_DIR = "/run/nvidia-container-devices";
+    /** Pod annotations a CDI-enabled container runtime may read as device requests ({@code cdi.k8s.io/x: nvidia.com/gpu=all}). */
+    public static final String CDI_ANNOTATION_PREFIX = "cdi.k8s.io/";
+    /**
      * Namespace label: {@code trusted} admits root and host namespaces in shared-GPU pods (with a warning),
      * {@code strict} refuses them; the chart's {@code tenancy.default} says which applies to unlabelled namespaces.
      */

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.mpshare.core.Names;
 import io.mpshare.core.validation.ContainerView;
 import io.mpshare.core.validation.PodView;
@@ -35,11 +36,11 @@ public final class PodViews {
         List<ContainerView> cs = new ArrayList<>();
         for (Container c : nonNull(spec.getInitContainers()))
             cs.add(container(c.getName(), true, Names.RESTART_POLICY_ALWAYS.equals(c.getRestartPolicy()), false, c.getResources(),
-                    c.getSecurityContext(), c.getEnv()));
+                    c.getSecurityContext(), c.getEnv(), c.getVolumeMounts()));
         for (Container c : nonNull(spec.getContainers()))
-            cs.add(container(c.getName(), false, false, false, c.getResources(), c.getSecurityContext(), c.getEnv()));
+            cs.add(container(c.getName(), false, false, false, c.getResources(), c.getSecurityContext(), c.getEnv(), c.getVolumeMounts()));
         for (EphemeralContainer c : nonNull(spec.getEphemeralContainers()))
-            cs.add(container(c.getName(), false, false, true, c.getResources(), c.getSecurityContext(), c.getEnv()));
+            cs.add(container(c.getName(), false, false, true, c.getResources(), c.getSecurityContext(), c.getEnv(), c.getVolumeMounts()));
         Map<String, String> hostPaths = new LinkedHashMap<>();
         for (Volume v : nonNull(spec.getVolumes()))
             if (v.getHostPath() != null) hostPaths.put(v.getName() == null ? "" : v.getName(), nullToEmpty(v.getHostPath().getPath()));
@@ -52,13 +53,15 @@ public final class PodViews {
     }
 
     private static ContainerView container(String name, boolean init, boolean sidecar, boolean ephemeral, ResourceRequirements r,
-                                           SecurityContext sc, List<EnvVar> envVars) {
+                                           SecurityContext sc, List<EnvVar> envVars, List<VolumeMount> mounts) {
         boolean privileged = sc != null && Boolean.TRUE.equals(sc.getPrivileged());
         List<String> env = new ArrayList<>();
         for (EnvVar e : nonNull(envVars)) if (e.getName() != null) env.add(e.getName());
+        List<String> paths = new ArrayList<>();
+        for (VolumeMount m : nonNull(mounts)) if (m.getMountPath() != null) paths.add(m.getMountPath());
         return new ContainerView(name == null ? "" : name, init,
                 text(r == null ? null : r.getLimits()), text(r == null ? null : r.getRequests()), privileged, env, sidecar, ephemeral,
-                security(sc));
+                security(sc), paths);
     }
 
     private static SecurityView security(SecurityContext sc) {

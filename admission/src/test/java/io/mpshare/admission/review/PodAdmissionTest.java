@@ -85,6 +85,7 @@ class PodAdmissionTest {
             "privileged | \"workingDir\": \"/root\" | \"workingDir\": \"/root\", \"securityContext\": {\"privileged\": true} | remove securityContext.privileged",
             "SYS_PTRACE | \"workingDir\": \"/root\" | \"workingDir\": \"/root\", \"securityContext\": {\"capabilities\": {\"add\": [\"SYS_PTRACE\"]}} | adds capability SYS_PTRACE",
             "hostPath to the pipe directory | \"hostIPC\": true, | \"volumes\": [{\"name\": \"mps\", \"hostPath\": {\"path\": \"/run/mpshare\"}}], | volume mps mounts host path /run/mpshare",
+            "the toolkit's device list | \"workingDir\": \"/root\" | \"workingDir\": \"/root\", \"volumeMounts\": [{\"name\": \"d\", \"mountPath\": \"/var/run/nvidia-container-devices/all\"}] | mounts a volume at /var/run/nvidia-container-devices/all",
     })
     void validate_ruleBroken_refusedWithItsReason(String rule, String from, String to, String says) {
         var v = new PodValidator(AdmissionRules.defaults(Set.of()).withAcceptedSchedulers(Set.of(Names.SCHEDULER_NAME, PodAdmission.DEFAULT_SCHEDULER)));

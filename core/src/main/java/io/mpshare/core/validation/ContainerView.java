@@ -15,15 +15,23 @@ import java.util.Objects;
  * @param sidecar    an init container with {@code restartPolicy: Always}
  * @param ephemeral  an ephemeral container ({@code kubectl debug}), added through {@code pods/ephemeralcontainers}
  * @param security   its {@code securityContext}
+ * @param mountPaths the {@code mountPath} of each of its {@code volumeMounts}, as written
  */
 public record ContainerView(String name, boolean init, Map<String, String> limits, Map<String, String> requests,
-                            boolean privileged, List<String> envNames, boolean sidecar, boolean ephemeral, SecurityView security) {
+                            boolean privileged, List<String> envNames, boolean sidecar, boolean ephemeral, SecurityView security,
+                            List<String> mountPaths) {
     public ContainerView {
         Objects.requireNonNull(name, "name");
         limits = Map.copyOf(limits);
         requests = Map.copyOf(requests);
         envNames = List.copyOf(envNames);
         Objects.requireNonNull(security, "security");
+        mountPaths = List.copyOf(mountPaths);
+    }
+
+    public ContainerView(String name, boolean init, Map<String, String> limits, Map<String, String> requests,
+                         boolean privileged, List<String> envNames, boolean sidecar, boolean ephemeral, SecurityView security) {
+        this(name, init, limits, requests, privileged, envNames, sidecar, ephemeral, security, List.of());
     }
 
     public ContainerView(String name, boolean init, Map<String, String> limits, Map<String, String> requests,

@@ -26,7 +26,9 @@ import java.util.OptionalLong;
  * {@code NVIDIA_VISIBLE_DEVICES} or {@code CUDA_MPS_*} ({@code CUDA_VISIBLE_DEVICES} only picks among GPUs a
  * container already sees, so it stays allowed); then the {@link TenancyRules} (user, escalation, capabilities,
  * host namespaces and paths). For every other pod outside the allow-listed namespaces: no
- * {@code NVIDIA_VISIBLE_DEVICES} in env. Ephemeral containers added later are judged by {@link #validateEphemeral}.
+ * {@code NVIDIA_VISIBLE_DEVICES} in env. In both, outside the allow-list for the others: no {@code cdi.k8s.io/*}
+ * annotation and no mount in the NVIDIA toolkit's device-list folder ({@link Rule#RUNTIME_DEVICES}). Ephemeral
+ * containers added later are judged by {@link #validateEphemeral}.
  */
 public final class PodValidator {
     /** kube-apiserver's name for "no scheduler chosen": it defaults schedulerName before admission. */
@@ -58,7 +60,10 @@ public final class PodValidator {
     public List<Violation> validate(PodView pod, OptionalLong largestGpuMib, Tenancy tenancy) {
         List<Violation> out = new ArrayList<>();
         if (!asksSharedGpu(pod)) {
-            if (!rules.allowedNamespaces().contains(pod.namespace())) checkNvidiaEnv(pod, out);
+            if (!rules.allowedNamespaces().contains(pod.namespace())) {
+                checkNvidiaEnv(pod, out);
+                runtimeDevices(pod, out);
+            }
             return out;
         }
         int gpuCount = gpuCount(pod, out);
@@ -77,6 +82,7 @@ public final class PodValidator {
         }
         if (out.isEmpty()) checkDemand(pod, requests, gpuCount, reserve, largestGpuMib, out);
         checkPlacement(pod, out);
+        runtimeDevices(pod, out);
         for (ContainerView c : pod.containers()) containerRules(pod, c, tenancy, out);
         TenancyRules.pod(pod, tenancy, out);
         return out;
@@ -92,8 +98,13 @@ public final class PodValidator {
         boolean shared = asksSharedGpu(pod);
         for (ContainerView c : pod.containers()) {
             if (!c.ephemeral()) continue;
-            if (shared) containerRules(pod, c, tenancy, out);
-            else if (!rules.allowedNamespaces().contains(pod.namespace())) nvidiaEnv(pod, c, out);
+            if (shared) {
+                containerRules(pod, c, tenancy, out);
+                deviceListMounts(c, out);
+            } else if (!rules.allowedNamespaces().contains(pod.namespace())) {
+                nvidiaEnv(pod, c, out);
+                deviceListMounts(c, out);
+            }
         }
         return out;
     }
@@ -162,6 +173,30 @@ public final class PodValidator {
                 + " number of MiB from " + Names.MIN_CONTEXT_RESERVE_MIB + " to " + Names.MAX_CONTEXT_RESERVE_MIB
                 + ", or remove it for the cluster's default of " + rules.reserveMib()));
         return OptionalLong.empty();
+    }
+
+    /**
+     * The container runtime's other doors to GPUs, which bypass the scheduler, the device plugin and the MPS cap: a CDI
+     * annotation on the pod (a CDI-enabled runtime may inject the devices it names) and a mount in the NVIDIA toolkit's
+     * device-list folder (its volume-mounts strategy hands the container the GPUs the mounts are named after).
+     */
+    private static void runtimeDevices(PodView pod, List<Violation> out) {
+        for (String key : new java.util.TreeSet<>(pod.annotations().keySet()))
+            if (key.startsWith(Names.CDI_ANNOTATION_PREFIX))
+                out.add(new Violation(Rule.RUNTIME_DEVICES, "", "pod " + pod.describe() + " has the annotation " + key
+                        + ", which a CDI-enabled container runtime may read as a request for devices behind the scheduler's back:"
+                        + " remove it and ask for " + Names.RESOURCE_GPU_MEM + " instead"));
+        for (ContainerView c : pod.containers()) if (!c.ephemeral()) deviceListMounts(c, out);
+    }
+
+    private static void deviceListMounts(ContainerView c, List<Violation> out) {
+        for (String path : c.mountPaths()) {
+            String n = TenancyRules.normalize(path);   // at or under only: a mount above it (/run, /var) names no GPU
+            if (n.equals(Names.NVIDIA_DEVICE_LIST_DIR) || n.startsWith(Names.NVIDIA_DEVICE_LIST_DIR + "/"))
+                out.add(new Violation(Rule.RUNTIME_DEVICES, c.name(), c.describe() + " mounts a volume at " + path
+                        + ", where the NVIDIA container toolkit reads the GPUs a container gets: remove the mount and ask for "
+                        + Names.RESOURCE_GPU_MEM + " instead"));
+        }
     }
 
     private void checkNvidiaEnv(PodView pod, List<Violation> out) {

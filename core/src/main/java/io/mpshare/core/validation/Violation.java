@@ -33,6 +33,12 @@ public record Violation(Rule rule, String container, String message) {
         RESERVED_ENV,
         /** NVIDIA_VISIBLE_DEVICES in any pod outside the allow-listed namespaces. */
         NVIDIA_ENV,
+        /**
+         * A pod that asks the container runtime for GPUs by one of its other doors: a CDI annotation
+         * ({@code cdi.k8s.io/*}) or a mount in the NVIDIA toolkit's device-list folder; in shared-GPU pods always, in
+         * other pods outside the allow-listed namespaces.
+         */
+        RUNTIME_DEVICES,
         /** {@code mpshare.io/context-reserve-mib} not a whole number within the bounds. */
         CONTEXT_RESERVE,
         /** A container of a shared-GPU pod runs as root (strict namespaces): root can command the MPS daemon. */

@@ -58,6 +58,16 @@ class PodValidatorTest {
                 bad("user CUDA_MPS_PIPE_DIRECTORY in an init container", pod().c(c("main").mem("7")).c(c("setup").init().env(Names.ENV_MPS_PIPE)), Rule.RESERVED_ENV, "container setup"),
                 bad("shared-GPU pod in an allowed namespace still may not set it", pod().ns("mpshare-system").c(c("main").mem("7").env(Names.ENV_VISIBLE_DEVICES)), Rule.RESERVED_ENV, "NVIDIA_VISIBLE_DEVICES"),
                 bad("plain pod with NVIDIA_VISIBLE_DEVICES=all", pod().c(c("rogue").env(Names.ENV_VISIBLE_DEVICES)), Rule.NVIDIA_ENV, "ask for aliyun.com/gpu-mem instead"),
+                // the container runtime's other doors to GPUs
+                bad("plain pod with a CDI annotation", pod().ann("cdi.k8s.io/gpu", "nvidia.com/gpu=all").c(c("rogue")), Rule.RUNTIME_DEVICES, "annotation cdi.k8s.io/gpu"),
+                bad("shared-GPU pod with a CDI annotation", pod().ann("cdi.k8s.io/extra", "nvidia.com/gpu=0").c(c("main").mem("7")), Rule.RUNTIME_DEVICES, "CDI-enabled container runtime"),
+                bad("plain pod mounting the toolkit's device list", pod().c(c("rogue").mount("/var/run/nvidia-container-devices/all")), Rule.RUNTIME_DEVICES, "where the NVIDIA container toolkit reads"),
+                bad("the same through /run and a dot segment", pod().c(c("rogue").mount("/run/./nvidia-container-devices")), Rule.RUNTIME_DEVICES, "container rogue"),
+                bad("shared-GPU pod's sidecar mounting it", pod().c(c("main").mem("7")).c(c("side").mount("/var/run/nvidia-container-devices/GPU-1")), Rule.RUNTIME_DEVICES, "container side"),
+                ok("a mount above it names no GPU", pod().c(c("main").mem("7").mount("/var/run")).c(c("web").mount("/run/secrets"))),
+                ok("another cdi-like annotation key", pod().ann("example.com/cdi.k8s.io", "x").c(c("main").mem("7"))),
+                new Case("plain pod in an allowed namespace may", pod().ns("mpshare-system").ann("cdi.k8s.io/gpu", "nvidia.com/gpu=all")
+                        .c(c("agent").mount("/var/run/nvidia-container-devices/all")).view(), OptionalLong.of(H200_MIB), List.of(), List.of()),
                 bad("gpu-count 2 does not split 15 GiB", pod().label(Names.LABEL_GPU_COUNT, "2").c(c("main").mem("15")), Rule.GPU_COUNT, "such as 14 or 16"),
                 ok("native sidecar counted beside the app", pod().c(c("proxy").sidecar().mem("10")).c(c("main").mem("120"))),
                 bad("native sidecar tips it over the largest GPU", pod().c(c("proxy").sidecar().mem("20")).c(c("main").mem("120")), Rule.TOO_LARGE, "largest GPU"),
@@ -169,6 +179,8 @@ class PodValidatorTest {
                         OptionalLong.empty(), List.of(Rule.RESERVED_ENV), List.of("CUDA_MPS_PIPE_DIRECTORY")),
                 new Case("debug container takes every GPU of a plain pod", pod().c(c("web")).c(c("debugger").ephemeral().env(Names.ENV_VISIBLE_DEVICES)).view(),
                         OptionalLong.empty(), List.of(Rule.NVIDIA_ENV), List.of("ephemeral container debugger")),
+                new Case("debug container mounts the toolkit's device list", pod().c(c("web")).c(c("debugger").ephemeral().mount("/var/run/nvidia-container-devices/all")).view(),
+                        OptionalLong.empty(), List.of(Rule.RUNTIME_DEVICES), List.of("ephemeral container debugger mounts")),
                 new Case("only the ephemeral ones are judged (the pod is bound by now)", pod().nodeName("n1").c(c("main").mem("7").uid(0L))
                         .c(c("debugger").ephemeral()).view(), OptionalLong.empty(), List.of(), List.of()));
     }
@@ -237,7 +249,7 @@ class PodValidatorTest {
         Boolean escalation = false;
         String procMount;
         final Map<String, String> limits = new HashMap<>(), requests = new HashMap<>();
-        final List<String> env = new ArrayList<>(), caps = new ArrayList<>();
+        final List<String> env = new ArrayList<>(), caps = new ArrayList<>(), mounts = new ArrayList<>();
         CB(String name) { this.name = name; }
         CB mem(String v) { limits.put(Names.RESOURCE_GPU_MEM, v); return this; }
         CB core(String v) { limits.put(Names.RESOURCE_GPU_CORE, v); return this; }
@@ -251,9 +263,10 @@ class PodValidatorTest {
         CB escalation(Boolean b) { escalation = b; return this; }
         CB cap(String c) { caps.add(c); return this; }
         CB procMount(String p) { procMount = p; return this; }
+        CB mount(String path) { mounts.add(path); return this; }
         ContainerView view() {
             return new ContainerView(name, init, limits, requests, privileged, env, sidecar, ephemeral,
-                    new SecurityView(uid, null, null, escalation, caps, procMount));
+                    new SecurityView(uid, null, null, escalation, caps, procMount), mounts);
         }
     }
 }

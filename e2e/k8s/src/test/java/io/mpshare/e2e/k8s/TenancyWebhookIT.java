@@ -78,6 +78,13 @@ class TenancyWebhookIT {
                 return p;
             });
             assertThat(pod.get().getSpec().getEphemeralContainers()).extracting(e -> e.getName()).containsExactly("debugger");
+
+            // a pod that asks no shared GPU but asks the container runtime for every GPU through a CDI annotation
+            Pod cdi = new PodBuilder().withNewMetadata().withName("cdi").withNamespace(STRICT)
+                    .addToAnnotations(Names.CDI_ANNOTATION_PREFIX + "gpu", "nvidia.com/gpu=all").endMetadata()
+                    .withNewSpec().addToContainers(new ContainerBuilder().withName("main").withImage("busybox:1.36").build()).endSpec().build();
+            assertThatThrownBy(() -> c.resource(cdi).create()).isInstanceOf(KubernetesClientException.class)
+                    .hasMessageContaining("annotation cdi.k8s.io/gpu");
         } finally {
             cluster.webhooks().stop(trusted);
             cluster.webhooks().stop(strict);
