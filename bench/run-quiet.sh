@@ -36,8 +36,13 @@ if [ -z "${JAVA:-}" ] || [ -z "${CP:-}" ]; then
   CP=${CP:-$D/bench/classes:$D/bench/lib/*}
 fi
 S=${SERVER_CPUS:-0,1}; L=${LOAD_CPUS:-2-5}
+# one HTTP worker per server CPU, as the extender's default (--http-threads 0) gives (two on the default 0,1);
+# SERVER_THREADS overrides
+cpus_in() { local n=0 part; IFS=',' read -ra parts <<< "$1"; for part in "${parts[@]}"; do
+  if [[ $part == *-* ]]; then n=$((n + ${part#*-} - ${part%-*} + 1)); else n=$((n + 1)); fi; done; echo "$n"; }
+T=${SERVER_THREADS:-$(cpus_in "$S")}
 j=("$JAVA" -Djava.util.logging.config.file=/dev/null -cp "$CP")
-echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load average $(cut -d' ' -f1-3 /proc/loadavg); servers on CPUs $S, load on $L"
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load average $(cut -d' ' -f1-3 /proc/loadavg); servers on CPUs $S ($T HTTP workers), load on $L"
 what=${1:-both}
 out_dir=$(mktemp -d /tmp/run-quiet.XXXX)
 
@@ -68,7 +73,7 @@ if [ "$what" != allocate ]; then
       t_srv=$(date +%s.%N)
       # shellcheck disable=SC2046
       taskset -c "$S" "${j[@]::1}" -Xms"${SERVER_HEAP:-2g}" -Xmx"${SERVER_HEAP:-2g}" $(gc_flags "$gc") -Xlog:gc,gc+phases:file="$gclog":uptime \
-        "${j[@]:1}" io.mpshare.bench.extender.ExtenderLoad serve 5000 40000 2 30 fragmentation $smix > "$out" 2>&1 &
+        "${j[@]:1}" io.mpshare.bench.extender.ExtenderLoad serve 5000 40000 "$T" 30 fragmentation $smix > "$out" 2>&1 &
       srv=$!
       for _ in $(seq 600); do grep -q '^ports ' "$out" && break; kill -0 $srv 2>/dev/null || { cat "$out"; exit 1; }; sleep 0.5; done
       read -r _ ext floor < <(grep -m1 '^ports ' "$out"); grep -v '^ports ' "$out" || true
