@@ -2,6 +2,7 @@ package io.mpshare.bench.openb;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.List;
 
 /**
  * The per-decision cost of {@link FragmentationBenchmark} as <em>CPU time</em> of the measuring thread,
@@ -11,22 +12,34 @@ import java.lang.management.ThreadMXBean;
 public final class DecisionCpuTime {
     private DecisionCpuTime() {}
 
+    /** Operations timed in one run: each returns a value kept so the JIT cannot drop the work. */
+    record Op(String name, java.util.function.LongSupplier call) {}
+
+    /**
+     * Calls every op {@code n} times (warm-up), then each op {@code n} times alone, and prints the thread CPU time per
+     * call of each, in order: "fill F: name1 X us CPU/decision, name2 Y, ...".
+     */
+    static void time(String fill, int n, List<Op> ops) {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long sink = 0;
+        for (int i = 0; i < n; i++) for (Op op : ops) sink += op.call().getAsLong();
+        var each = new java.util.ArrayList<String>();
+        for (Op op : ops) {
+            long t0 = mx.getCurrentThreadCpuTime();
+            for (int i = 0; i < n; i++) sink += op.call().getAsLong();
+            each.add(String.format("%s %.1f us CPU/decision", op.name(), (mx.getCurrentThreadCpuTime() - t0) / 1e3 / n));
+        }
+        System.out.println("fill " + fill + ": " + String.join(", ", each) + " (" + n + " decisions, sink " + sink + ")");
+    }
+
     public static void main(String[] args) {
         int decisions = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
-        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         for (String fill : new String[] {"0.5", "0.9"}) {
             var b = new FragmentationBenchmark();
             b.fill = Double.parseDouble(fill);
             b.setUp();
-            long sink = 0;
-            for (int i = 0; i < decisions; i++) sink += b.decideWithHostCpu() + b.filterAndPrioritize().size(); // warm-up
-            long t0 = mx.getCurrentThreadCpuTime();
-            for (int i = 0; i < decisions; i++) sink += b.decideWithHostCpu();
-            long t1 = mx.getCurrentThreadCpuTime();
-            for (int i = 0; i < decisions; i++) sink += b.filterAndPrioritize().size();
-            long t2 = mx.getCurrentThreadCpuTime();
-            System.out.printf("fill %s: decideWithHostCpu %.1f us CPU/decision, filterAndPrioritize %.1f us CPU/decision (%d decisions, sink %d)%n",
-                    fill, (t1 - t0) / 1e3 / decisions, (t2 - t1) / 1e3 / decisions, decisions, sink);
+            time(fill, decisions, List.of(new Op("decideWithHostCpu", b::decideWithHostCpu),
+                    new Op("filterAndPrioritize", () -> b.filterAndPrioritize().size())));
         }
     }
 }

@@ -3,7 +3,6 @@ package io.mpshare.e2e.k8s;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.Names;
 import io.mpshare.e2e.k8s.junit.RealControlPlane;
-import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -12,7 +11,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,8 +33,8 @@ class MixedAsksIT {
             s.nodes(2, 2);
             s.schedulerAndExtender();
 
-            s.create(pod(s, "pair", b -> b.gpuMem(30).gpuCount(2)));
-            for (int i = 0; i < 4; i++) s.create(pod(s, "core-" + i, b -> b.gpuMem(4).gpuCore(60)));
+            s.create(s.pod("pair", b -> b.gpuMem(30).gpuCount(2)));
+            for (int i = 0; i < 4; i++) s.create(s.pod("core-" + i, b -> b.gpuMem(4).gpuCore(60)));
             List<Pod> placed = s.awaitPods(l -> Scenario.allBound(l, 5), Duration.ofSeconds(60));
             assertThat(Scenario.boundCount(placed)).as("pair and core-0..3 bound").isEqualTo(5);
             assertThat(s.overCommit(placed)).as("memory and cores per GPU").isEmpty();
@@ -50,9 +48,9 @@ class MixedAsksIT {
             }
             assertThat(coreGpus).as("one 60%% share per GPU").hasSize(4);
 
-            s.create(pod(s, "core-4", b -> b.gpuMem(4).gpuCore(60)));
-            s.create(pod(s, "three", b -> b.gpuMem(30).gpuCount(3)));
-            s.create(pod(s, "uneven", b -> b.gpuMem(15).gpuCount(2)));
+            s.create(s.pod("core-4", b -> b.gpuMem(4).gpuCore(60)));
+            s.create(s.pod("three", b -> b.gpuMem(30).gpuCount(3)));
+            s.create(s.pod("uneven", b -> b.gpuMem(15).gpuCount(2)));
             for (String name : List.of("core-4", "three", "uneven")) {
                 String msg = ReasonsIT.awaitEvent(s, name, Duration.ofSeconds(60)).getMessage();
                 System.out.println("MixedAsksIT " + name + ": " + msg);
@@ -63,13 +61,6 @@ class MixedAsksIT {
             assertThat(s.pods()).filteredOn(p -> List.of("core-4", "three", "uneven").contains(p.getMetadata().getName()))
                     .allSatisfy(p -> assertThat(p.getSpec().getNodeName()).as(p.getMetadata().getName()).isNull());
         }
-    }
-
-    static Pod pod(Scenario s, String name, UnaryOperator<Pods> ask) {
-        Pod p = ask.apply(Pods.pod(name).namespace(s.ns)).build();
-        p.getSpec().setSchedulerName(s.schedulerName);
-        p.getSpec().setNodeSelector(Map.of(Scenario.GROUP, s.name));
-        return p;
     }
 
     static String annotation(List<Pod> pods, String name) {

@@ -32,11 +32,7 @@ class ReasonsIT {
             s.schedulerAndExtender();
             List<Pod> fillers = new ArrayList<>();
             for (int i = 0; i < NODES; i++) {
-                for (int g = 0; g < 2; g++) {
-                    Pod p = s.gpuPod("filler-" + i + "-" + g, 70 + (i + g * 7) % 20);
-                    p.getSpec().setNodeSelector(Map.of(Scenario.GROUP, s.name, "kubernetes.io/hostname", s.name + "-" + i));
-                    fillers.add(p);
-                }
+                for (int g = 0; g < 2; g++) fillers.add(s.gpuPodOn("filler-" + i + "-" + g, 70 + (i + g * 7) % 20, i));
             }
             s.createAll(fillers, 4);
             assertThat(Scenario.boundCount(s.awaitPods(l -> Scenario.allBound(l, fillers.size()), Duration.ofSeconds(180))))

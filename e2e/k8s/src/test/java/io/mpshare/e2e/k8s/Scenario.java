@@ -75,10 +75,20 @@ final class Scenario implements AutoCloseable {
         return e;
     }
 
-    Pod gpuPod(String pod, long gib) {
-        Pod p = Pods.pod(pod).namespace(ns).gpuMem(gib).build();
+    Pod gpuPod(String pod, long gib) { return pod(pod, b -> b.gpuMem(gib)); }
+
+    /** A pod of this scenario (its profile, kept to its nodes) with the asks {@code ask} sets. */
+    Pod pod(String pod, java.util.function.UnaryOperator<Pods> ask) {
+        Pod p = ask.apply(Pods.pod(pod).namespace(ns)).build();
         p.getSpec().setSchedulerName(schedulerName);
         p.getSpec().setNodeSelector(Map.of(GROUP, name));
+        return p;
+    }
+
+    /** {@link #gpuPod} kept to node {@code name-node} (a filler for that node's GPUs). */
+    Pod gpuPodOn(String pod, long gib, int node) {
+        Pod p = gpuPod(pod, gib);
+        p.getSpec().setNodeSelector(Map.of(GROUP, name, "kubernetes.io/hostname", name + "-" + node));
         return p;
     }
 

@@ -35,11 +35,7 @@ class WholeClusterIT {
             List<Pod> fillers = new ArrayList<>();
             for (int i = 0; i < NODES; i++) {
                 if (i == EMPTY) continue;
-                for (int g = 0; g < 2; g++) {
-                    Pod p = s.gpuPod("filler-" + i + "-" + g, 80);
-                    p.getSpec().setNodeSelector(Map.of(Scenario.GROUP, s.name, "kubernetes.io/hostname", s.name + "-" + i));
-                    fillers.add(p);
-                }
+                for (int g = 0; g < 2; g++) fillers.add(s.gpuPodOn("filler-" + i + "-" + g, 80, i));
             }
             s.createAll(fillers, 8);
             assertThat(Scenario.boundCount(s.awaitPods(l -> Scenario.allBound(l, fillers.size()), Duration.ofSeconds(240))))
