@@ -69,14 +69,7 @@ class ExtenderMockServerIT {
     @AfterEach void tearDown() {
         if (ext != null) ext.close();
         client.close();
-        try {
-            server.destroy();
-        } catch (IllegalStateException e) {
-            // fabric8's MockWebServer waits a fixed time for its Vert.x server to close; on a loaded 2-CPU machine
-            // that wait has run out after every assertion had passed (seen twice at load 20). The test's verdict
-            // stands; a server left closing does not leak into the next test, which starts its own on a new port.
-            System.err.println("ExtenderMockServerIT: mock API server did not close in time: " + e.getMessage());
-        }
+        io.mpshare.scheduler.MockApiServers.destroy(server, "ExtenderMockServerIT");
     }
 
     SchedulerExtender startExtender() throws Exception {

@@ -64,11 +64,7 @@ class HostRoomMockServerIT {
     @AfterEach void tearDown() {
         if (ext != null) ext.close();
         client.close();
-        try {
-            server.destroy();
-        } catch (IllegalStateException e) {
-            System.err.println("HostRoomMockServerIT: mock API server did not close in time: " + e.getMessage()); // see ExtenderMockServerIT
-        }
+        io.mpshare.scheduler.MockApiServers.destroy(server, "HostRoomMockServerIT");
     }
 
     @Test void prioritize_nodesAllocatableAndBoundPods_fromTheInformers_moveTheChoice() throws Exception {
