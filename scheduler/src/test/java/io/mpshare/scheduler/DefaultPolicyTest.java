@@ -71,7 +71,7 @@ class DefaultPolicyTest {
 
         var api = new FakePodApi();
         api.put(Pods.pod("p").uid("u1").gpuMem(4).build());
-        assertThat(new Binder(ledger, verbs, api, 3).bind("default", "p", "u1", "n2")).isInstanceOf(BindOutcome.Bound.class);
+        assertThat(new Binder(ledger, verbs, api).bind("default", "p", "u1", "n2")).isInstanceOf(BindOutcome.Bound.class);
         assertThat(ledger.allocation(PodKey.of("default", "p"))).get().extracting(Allocation::gpuIndices).isEqualTo(List.of(1));
 
         // the same case under best fit goes elsewhere: the test tells the policies apart

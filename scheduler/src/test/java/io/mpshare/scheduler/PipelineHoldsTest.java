@@ -65,7 +65,7 @@ class PipelineHoldsTest {
     @ValueSource(ints = {0, 5})
     void filterDuringInFlightBind_holdKeepsNextPodOffTheRoom(int holdSeconds) {
         Verbs verbs = verbs(Duration.ofSeconds(holdSeconds));
-        var binder = new Binder(ledger, verbs, api, 3);
+        var binder = new Binder(ledger, verbs, api);
         String outcome = pipelined(verbs, binder, pod("a"), pod("b"));
         assertThat(outcome).isEqualTo(holdSeconds == 0 ? "no_room" : "bound");
         if (holdSeconds > 0) {
@@ -99,7 +99,7 @@ class PipelineHoldsTest {
 
     @Test void bind_toAnotherNodeThanHeld_movesTheBooking_failureFreesIt() {
         Verbs verbs = verbs(Duration.ofSeconds(5));
-        var binder = new Binder(ledger, verbs, api, 3);
+        var binder = new Binder(ledger, verbs, api);
         verbs.prioritize(pod("a"), NODES); // held on n1
         api.bindFailures.set(1);
         assertThat(binder.bind("default", "a", "u-a", "n2")).isInstanceOf(BindOutcome.Failed.class);

@@ -105,7 +105,7 @@ public final class ExtenderLoad {
                 new io.mpshare.scheduler.PipelineHolds(engine, InstantSource.system(), io.mpshare.scheduler.ExtenderConfig.DEFAULT_HOLD_TTL));
         var recheck = new io.mpshare.scheduler.cluster.StaleRoomCheck(ledger, node -> List.of(), InstantSource.system(),
                 io.mpshare.scheduler.ExtenderConfig.DEFAULT_RECHECK_NODES, Duration.ofSeconds(1));
-        return new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), threads, verbs, new Binder(ledger, verbs, new NoApi(), 1),
+        return new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), threads, verbs, new Binder(ledger, verbs, new NoApi()),
                 new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "bench", null, null,
                 new io.mpshare.scheduler.http.HttpOptions(io.mpshare.scheduler.http.HttpOptions.DEFAULT_MAX_REQUEST_BYTES, true, null), recheck);
     }

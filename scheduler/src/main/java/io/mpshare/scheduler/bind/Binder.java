@@ -49,15 +49,11 @@ public final class Binder {
     private final FailedBinds failedBinds;
     private final PendingPods pending;
 
-    /**
-     * @param attempts no longer used: the allocation travels in the Binding, which has no resourceVersion that could
-     *                 conflict (it was the bound of annotation PATCH retries); kept so {@code --bind-attempts} still starts
-     */
-    public Binder(Ledger ledger, Verbs verbs, PodApi api, int attempts) {
-        this(ledger, verbs, api, attempts, BindChecks.any(), new FailedBinds());
+    public Binder(Ledger ledger, Verbs verbs, PodApi api) {
+        this(ledger, verbs, api, BindChecks.any(), new FailedBinds());
     }
 
-    public Binder(Ledger ledger, Verbs verbs, PodApi api, int attempts, BindChecks checks, FailedBinds failedBinds) {
+    public Binder(Ledger ledger, Verbs verbs, PodApi api, BindChecks checks, FailedBinds failedBinds) {
         this(ledger, verbs, api, checks, failedBinds, PendingPods.none());
     }
 

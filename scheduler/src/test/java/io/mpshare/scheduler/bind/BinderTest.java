@@ -32,7 +32,7 @@ class BinderTest {
         ledger.upsertNode(Nodes.node("n2").gpus(1, 16384).inventory());
         verbs = new Verbs(new PlacementEngine(ledger, new BinpackPolicy()), new DemandResolver(512), MemoryUnit.GIB);
         api = new FakePodApi();
-        binder = new Binder(ledger, verbs, api, 3);
+        binder = new Binder(ledger, verbs, api);
     }
 
     private static final PodKey P = PodKey.of("default", "p");
@@ -125,7 +125,7 @@ class BinderTest {
     }
 
     @Test void bind_podOfAnotherScheduler_refused() {
-        var strict = new Binder(ledger, verbs, api, 3, new BindChecks(java.util.Set.of("mpshare-scheduler")), new io.mpshare.scheduler.cluster.FailedBinds());
+        var strict = new Binder(ledger, verbs, api, new BindChecks(java.util.Set.of("mpshare-scheduler")), new io.mpshare.scheduler.cluster.FailedBinds());
         api.put(Pods.pod("p").uid("u1").gpuMem(7).build()); // no schedulerName: the default scheduler's
         var out = strict.bind("default", "p", "u1", "n1");
         assertThat(out).isInstanceOfSatisfying(BindOutcome.Failed.class, f -> {
@@ -163,7 +163,7 @@ class BinderTest {
     /** Issue 12, item 12: a failed bind frees its room at once, and the informer's echo of its annotation cannot bring it back. */
     @Test void bind_bindingFails_roomFreeAtOnce_recordedAsReleased() {
         var failed = new io.mpshare.scheduler.cluster.FailedBinds();
-        var b = new Binder(ledger, verbs, api, 3, BindChecks.any(), failed);
+        var b = new Binder(ledger, verbs, api, BindChecks.any(), failed);
         api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
         api.bindFailures.set(1);
         assertThat(b.bind("default", "p", "u1", "n2")).isInstanceOf(BindOutcome.Failed.class);

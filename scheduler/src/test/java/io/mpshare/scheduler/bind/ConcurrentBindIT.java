@@ -52,7 +52,7 @@ class ConcurrentBindIT {
         }
         var verbs = new Verbs(new PlacementEngine(ledger, new BinpackPolicy()), new DemandResolver(512), MemoryUnit.GIB);
         var api = new FakePodApi();
-        var binder = new Binder(ledger, verbs, api, 5);
+        var binder = new Binder(ledger, verbs, api);
         var rnd = new Random(42);
         var queue = new ConcurrentLinkedQueue<PodKey>();
         for (int i = 0; i < PODS; i++) {

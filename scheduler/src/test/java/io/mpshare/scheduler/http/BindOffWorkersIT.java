@@ -71,7 +71,7 @@ class BindOffWorkersIT {
         int binds = 3;
         var api = new StalledApi(binds);
         for (int i = 0; i < binds; i++) api.api.put(Pods.pod("b" + i).namespace("ns").uid("u" + i).gpuMem(7).build());
-        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 1, verbs, new Binder(ledger, verbs, api, 3),
+        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 1, verbs, new Binder(ledger, verbs, api),
                 new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test");
         server.start();
         String base = "http://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/";

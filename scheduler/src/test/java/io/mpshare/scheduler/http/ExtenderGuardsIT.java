@@ -50,7 +50,7 @@ class ExtenderGuardsIT {
 
     private String serve(InetSocketAddress at, HttpOptions options, BooleanSupplier ready) throws IOException {
         var verbs = new Verbs(new PlacementEngine(ledger, new BinpackPolicy()), new DemandResolver(512), MemoryUnit.GIB);
-        server = new ExtenderHttpServer(at, 2, verbs, new Binder(ledger, verbs, new FakePodApi(), 3), new Inspect(ledger), metrics,
+        server = new ExtenderHttpServer(at, 2, verbs, new Binder(ledger, verbs, new FakePodApi()), new Inspect(ledger), metrics,
                 ready, "test", null, null, options, StaleRoomCheck.off());
         server.start();
         return (options.tls() == null ? "http" : "https") + "://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/";

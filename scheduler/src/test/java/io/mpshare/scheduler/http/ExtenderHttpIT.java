@@ -58,7 +58,7 @@ class ExtenderHttpIT {
             assertThat(engine.assume(PodKey.of("x", "filler" + g), "", "gpu-full", GpuDemand.simple(15_000, 0, 1, 512)).toString()).contains("Assumed");
         var verbs = new Verbs(engine, new DemandResolver(512), MemoryUnit.GIB);
         api = new FakePodApi();
-        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 4, verbs, new Binder(ledger, verbs, api, 3),
+        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 4, verbs, new Binder(ledger, verbs, api),
                 new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test");
         server.start();
         base = "http://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/";

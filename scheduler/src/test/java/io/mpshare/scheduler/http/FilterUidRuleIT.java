@@ -57,7 +57,7 @@ class FilterUidRuleIT {
         book(engine, "full-1000", 1000, 15_000);
         book(engine, "full-1000", 1000, 15_000);
         var verbs = new Verbs(engine, new DemandResolver(512), MemoryUnit.GIB);
-        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 2, verbs, new Binder(ledger, verbs, new FakePodApi(), 3),
+        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 2, verbs, new Binder(ledger, verbs, new FakePodApi()),
                 new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test");
         server.start();
         base = "http://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/";

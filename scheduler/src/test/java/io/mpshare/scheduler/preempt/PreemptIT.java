@@ -66,7 +66,7 @@ class PreemptIT {
         book("low-b", 0, "n1", 0, 8);
         book("low-c", 10, "n1", 1, 12);
         book("vip", 2000, "n2", 0, 16);
-        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 2, verbs, new Binder(ledger, verbs, new FakePodApi(), 3),
+        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 2, verbs, new Binder(ledger, verbs, new FakePodApi()),
                 new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test",
                 new PreemptVerb(ledger, verbs, nominations), new NominationHold(ledger, policy, nominations));
         server.start();
