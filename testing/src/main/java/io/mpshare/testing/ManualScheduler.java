@@ -1,4 +1,4 @@
-package io.mpshare.mps.fake;
+package io.mpshare.testing;
 
 import java.time.Duration;
 import java.time.Instant;
