@@ -19,12 +19,10 @@ import io.mpshare.scheduler.cluster.FailedBinds;
 import io.mpshare.scheduler.cluster.PodTranslator;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.StringReader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
