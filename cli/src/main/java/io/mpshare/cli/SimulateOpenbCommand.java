@@ -1,6 +1,6 @@
 package io.mpshare.cli;
 
-import io.mpshare.sim.openb.OpenbReplayMain;
+import io.mpshare.sim.openb.ReplayRun;
 import io.mpshare.sim.openb.OpenbTrace;
 import io.mpshare.sim.openb.Policies;
 import picocli.CommandLine.Command;
@@ -77,10 +77,10 @@ public final class SimulateOpenbCommand implements Callable<Integer> {
         String problem = problem();
         if (problem != null) return fail(err, problem, problem.contains("no such file") ? ExitCodes.FAILED : ExitCodes.USAGE);
         try {
-            var o = new OpenbReplayMain.Options(nodes, pods, OpenbReplayMain.parseSeeds(seeds), Policies.parse(policies),
+            var o = new ReplayRun.Options(nodes, pods, ReplayRun.parseSeeds(seeds), Policies.parse(policies),
                     threads, gpuMib, 1.30, out);
             var table = new ByteArrayOutputStream(); // the replay prints its table once all runs are done
-            OpenbReplayMain.run(o, new PrintStream(table, true, StandardCharsets.UTF_8));
+            ReplayRun.run(o, new PrintStream(table, true, StandardCharsets.UTF_8));
             spec.commandLine().getOut().print(table.toString(StandardCharsets.UTF_8));
             spec.commandLine().getOut().flush();
             return 0;
@@ -103,7 +103,7 @@ public final class SimulateOpenbCommand implements Callable<Integer> {
             if (!Files.isRegularFile(p)) return "--pods " + p + ": no such file (the replay's --pods is a task list CSV such as openb_pod_list_default.csv)";
         if (threads < 1 || threads > 256) return "--threads must be 1-256, got " + threads;
         try {
-            OpenbReplayMain.parseSeeds(seeds);
+            ReplayRun.parseSeeds(seeds);
         } catch (NumberFormatException e) {
             return "--seeds " + seeds + ": write seeds as a range (42-51) or a list (42,43,50)";
         } catch (IllegalArgumentException e) {

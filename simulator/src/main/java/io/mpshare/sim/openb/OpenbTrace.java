@@ -3,6 +3,7 @@ package io.mpshare.sim.openb;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,11 +14,13 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Reads the "openb" CSV files Alibaba published with cluster-trace-gpu-v2023: a node list and a task list.
  * Columns are found by header name, so the short task files (multigpu50: five columns) read like the long
- * ones. A bad row is rejected with its file and line number ({@link TraceException}).
+ * ones. A bad row is rejected with its file and line number ({@link TraceException}). {@link #writeTasks} writes a
+ * task list back in the same layout (a generated trace then replays like a published one).
  */
 public final class OpenbTrace {
     private OpenbTrace() {}
@@ -41,6 +44,14 @@ public final class OpenbTrace {
         public long gpuAsk() { return (long) numGpu * milliPerGpu(); }
 
         public boolean allows(String model) { return gpuSpec.isEmpty() || gpuSpec.contains(model); }
+    }
+
+    /** The tasks in the openb column layout (a spec's models sorted and joined by '|'), in their order. */
+    public static void writeTasks(List<Task> tasks, Writer w) throws IOException {
+        w.write("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n");
+        for (Task t : tasks)
+            w.write(t.name() + "," + t.cpuMilli() + "," + t.memoryMib() + "," + t.numGpu() + "," + t.gpuMilli() + ","
+                    + String.join("|", new TreeSet<>(t.gpuSpec())) + "\n");
     }
 
     public static List<Node> readNodes(Path file) throws IOException {
