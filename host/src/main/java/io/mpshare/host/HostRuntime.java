@@ -73,7 +73,7 @@ public final class HostRuntime {
             Nvml.DeviceInfo d = nvml.device(i);
             gpus.add(new Gpu(d.index(), d.uuid(), d.name(), d.totalMib(), true));
         }
-        Colour colour = Colour.BLUE;
+        Colour colour = Colour.DEFAULT;
         SupervisorConfig sc = SupervisorConfig.defaults(colour, c.runDir()).withBackoff(c.backoff(), Duration.ofMinutes(5));
         ProcessMpsControl control = new ProcessMpsControl(new ProcessMpsControl.Config(binary, sc.pipeDir(), sc.logDir(), Duration.ofSeconds(10)));
         quitIdleOrphan(control);
