@@ -132,9 +132,7 @@ public final class SimulateCommand implements Callable<Integer> {
             stderr.flush();
             return 1;
         } catch (IOException e) {
-            stderr.println("mpshare simulate: cannot read " + trace + ": " + e.getMessage());
-            stderr.flush();
-            return 1;
+            throw CliFailure.failed("cannot read " + trace + ": " + e.getMessage());
         }
         var cluster = new ClusterShape(nodes, gpusPerNode, gpuMib, gpuMib == ClusterShape.H200_MIB ? "NVIDIA H200" : "GPU");
         var scenario = new Scenario(cluster, workload, backfill);
@@ -154,9 +152,7 @@ public final class SimulateCommand implements Callable<Integer> {
             if (parent != null) Files.createDirectories(parent);
             Files.writeString(out, HtmlReport.render(result, workload.description(), facts), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            stderr.println("mpshare simulate: cannot write the report to " + out + ": " + e.getMessage());
-            stderr.flush();
-            return 1;
+            throw CliFailure.failed("cannot write the report to " + out + ": " + e.getMessage());
         }
         stdout.println();
         stdout.printf(Locale.ROOT, "report: %s  (simulated in %.1f s)%n", out.toAbsolutePath(), seconds);
