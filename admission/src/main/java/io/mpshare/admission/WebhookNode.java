@@ -19,6 +19,7 @@ import io.mpshare.core.validation.AdmissionRules;
 import io.mpshare.core.validation.PodValidator;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -116,7 +117,7 @@ public final class WebhookNode implements AutoCloseable {
 
     /**
      * Starts serving. {@code connect} is called once, and only when {@link Config#needsApi}; the node owns the client
-     * and closes it. Expected failures: a mounted file that cannot be read ({@link java.io.UncheckedIOException}), the
+     * and closes it. Expected failures: a mounted file that cannot be read ({@link UncheckedIOException}), the
      * port ({@link IOException}), the API server (the client's exception), each with a message that says what to change.
      */
     public static WebhookNode start(Config c, Supplier<KubernetesClient> connect, InstantSource clock) throws IOException {

@@ -28,8 +28,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.LongSupplier;
 
@@ -195,7 +197,7 @@ public final class SimulateCommand implements Callable<Integer> {
         private final LongSupplier nanoTime;
         private final long start;
         private long last;
-        private final java.util.Map<String, Double> done = new java.util.LinkedHashMap<>();
+        private final Map<String, Double> done = new LinkedHashMap<>();
 
         ProgressPrinter(PrintWriter err, LongSupplier nanoTime) {
             this.err = err;

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +66,7 @@ public final class OpenbTrace {
     public static List<Node> readNodes(Reader in, String source) throws IOException {
         Rows rows = new Rows(in, source, List.of("sn", "cpu_milli", "memory_mib", "gpu", "model"));
         List<Node> out = new ArrayList<>();
-        Set<String> names = new java.util.HashSet<>();
+        Set<String> names = new HashSet<>();
         for (String[] f; (f = rows.next()) != null; ) {
             String name = rows.text(f, "sn");
             long cpu = rows.number(f, "cpu_milli", 1, Long.MAX_VALUE);

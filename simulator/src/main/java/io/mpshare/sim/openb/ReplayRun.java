@@ -1,6 +1,7 @@
 package io.mpshare.sim.openb;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ public final class ReplayRun {
     }
 
     /** Runs the comparison, prints the table, writes the HTML report when asked; returns the outcome. */
-    public static Experiment.Outcome run(Options o, java.io.PrintStream out) throws IOException {
+    public static Experiment.Outcome run(Options o, PrintStream out) throws IOException {
         GpuModels models = new GpuModels();
         for (String g : o.gpuMib()) models.with(g);
         List<OpenbTrace.Node> nodes = OpenbTrace.readNodes(o.nodes());
