@@ -5,8 +5,8 @@ import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodInfo;
 import io.mpshare.core.policy.Evaluation;
-import io.mpshare.core.policy.NominatedHold;
-import io.mpshare.core.policy.NominatedHold.Nominee;
+import io.mpshare.core.preempt.NominatedHold;
+import io.mpshare.core.preempt.NominatedHold.Nominee;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.scheduler.Verbs;
 

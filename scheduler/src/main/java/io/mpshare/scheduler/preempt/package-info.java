@@ -4,7 +4,7 @@
  * victims whose removal gives the preemptor room on one GPU; {@link io.mpshare.scheduler.preempt.Nominations} follows
  * pods' priorities and {@code status.nominatedNodeName} from the pod informer, and
  * {@link io.mpshare.scheduler.preempt.NominationHold} keeps a nominated pod's room from lower-priority pods in filter.
- * The choices themselves are pure core code ({@link io.mpshare.core.policy.VictimSelection},
- * {@link io.mpshare.core.policy.NominatedHold}).
+ * The choices themselves are pure core code ({@link io.mpshare.core.preempt.VictimSelection},
+ * {@link io.mpshare.core.preempt.NominatedHold}).
  */
 package io.mpshare.scheduler.preempt;

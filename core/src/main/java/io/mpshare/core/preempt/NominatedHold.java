@@ -1,4 +1,4 @@
-package io.mpshare.core.policy;
+package io.mpshare.core.preempt;
 
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
@@ -6,6 +6,8 @@ import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.Evaluation;
+import io.mpshare.core.policy.PlacementPolicy;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,9 +1,10 @@
-package io.mpshare.core.policy;
+package io.mpshare.core.preempt;
 
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.PlacementPolicy;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -13,6 +14,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /**
  * Which pods to preempt on one node so that a higher-priority pod gets room on its GPU(s).
@@ -173,7 +175,7 @@ public final class VictimSelection {
     }
 
     /** The fewest pods, largest first, that could free {@code need} in one dimension. */
-    private static int lowerBound(List<Candidate> cs, long need, java.util.function.ToLongFunction<Candidate> size) {
+    private static int lowerBound(List<Candidate> cs, long need, ToLongFunction<Candidate> size) {
         if (need <= 0) return 0;
         long[] s = cs.stream().mapToLong(size).sorted().toArray();
         long got = 0;
