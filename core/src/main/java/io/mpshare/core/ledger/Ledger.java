@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
 /**
@@ -79,7 +80,7 @@ public final class Ledger {
     public FitIndex fitIndex() { return index; }
 
     /** Every change of a node's snapshot goes through here or {@link #computeNodeIfPresent}: the index follows under the same lock. */
-    private NodeState computeNode(String node, java.util.function.BiFunction<String, NodeState, NodeState> f) {
+    private NodeState computeNode(String node, BiFunction<String, NodeState, NodeState> f) {
         return nodes.compute(node, (k, s) -> {
             NodeState next = f.apply(k, s);
             if (next != s) index.update(k, next);
@@ -87,7 +88,7 @@ public final class Ledger {
         });
     }
 
-    private NodeState computeNodeIfPresent(String node, java.util.function.BiFunction<String, NodeState, NodeState> f) {
+    private NodeState computeNodeIfPresent(String node, BiFunction<String, NodeState, NodeState> f) {
         return nodes.computeIfPresent(node, (k, s) -> {
             NodeState next = f.apply(k, s);
             if (next != s) index.update(k, next);

@@ -15,6 +15,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The room of pods that preemption nominated to a node, held against pods of lower priority.
@@ -40,8 +41,8 @@ public final class NominatedHold {
      */
     public record Nominee(PodKey pod, int priority, GpuDemand demand, List<Integer> gpuIndices) {
         public Nominee {
-            java.util.Objects.requireNonNull(pod, "pod");
-            java.util.Objects.requireNonNull(demand, "demand");
+            Objects.requireNonNull(pod, "pod");
+            Objects.requireNonNull(demand, "demand");
             gpuIndices = List.copyOf(gpuIndices);
         }
     }
