@@ -3,6 +3,7 @@ package io.mpshare.deviceplugin.ceiling;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.codec.AllocationCodec;
+import io.mpshare.core.isolation.MpsLimits;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.deviceplugin.allocation.PodConversion;
@@ -23,8 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 
 /**
- * Keeps the server ceiling of every GPU, on every colour's supervisor, equal to {@link CeilingPlan#desired} of this
- * node's bookings.
+ * Keeps the server ceiling of every GPU, on every colour's supervisor, equal to {@link MpsLimits#ceilingPerGpu} of this
+ * node's bookings: the largest client cap booked on the GPU, rounded up to whole GiB, or 1 GiB where nothing is booked.
  *
  * <h2>Implementation notes</h2>
  * <b>Bookings.</b> Fed by the node's pod informer ({@link PodListener}): every pod bound here with a decodable
@@ -101,7 +102,7 @@ public final class CeilingController implements PodListener, AutoCloseable {
 
     /** The plan for the bookings seen so far. */
     public Map<Integer, Long> desired() {
-        return CeilingPlan.desired(booked.values(), inventory.gpus().stream().map(g -> g.index()).toList());
+        return MpsLimits.ceilingPerGpu(booked.values(), inventory.gpus().stream().map(g -> g.index()).toList());
     }
 
     /** One round on the calling thread (tests; production calls it from the executor). */

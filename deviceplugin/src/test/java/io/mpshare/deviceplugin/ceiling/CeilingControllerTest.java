@@ -2,6 +2,8 @@ package io.mpshare.deviceplugin.ceiling;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.model.Gpu;
+import io.mpshare.core.model.NodeInventory;
 import io.mpshare.deviceplugin.testkit.TestPods;
 import io.mpshare.mps.Colour;
 import io.mpshare.mps.MpsException;
@@ -18,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static io.mpshare.deviceplugin.ceiling.CeilingPlanTest.INV;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -26,6 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * modelled daemons (whole GiB, as the H200's), the control commands they send recorded. The socket is in CeilingSocketIT.
  */
 class CeilingControllerTest {
+    static final NodeInventory INV = new NodeInventory("node-1", List.of(
+            new Gpu(0, "GPU-0", "NVIDIA H200", 143771, true), new Gpu(1, "GPU-1", "NVIDIA H200", 143771, true),
+            new Gpu(2, "GPU-2", "NVIDIA H200", 143771, true)));
     @TempDir Path runDir;
     ManualScheduler clock = new ManualScheduler();
     SupervisorDaemon blue;

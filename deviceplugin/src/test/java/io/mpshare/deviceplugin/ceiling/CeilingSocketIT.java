@@ -24,7 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import static io.mpshare.deviceplugin.ceiling.CeilingPlanTest.INV;
+import static io.mpshare.deviceplugin.ceiling.CeilingControllerTest.INV;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
