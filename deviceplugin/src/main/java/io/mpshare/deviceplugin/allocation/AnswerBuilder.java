@@ -5,11 +5,10 @@ import io.mpshare.core.Names;
 import io.mpshare.core.isolation.MpsLimits;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.model.ContainerShare;
-import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateResponse;
-import io.mpshare.deviceplugin.api.v1beta1.Mount;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 
 /**
@@ -48,26 +47,26 @@ public final class AnswerBuilder {
      * each GPU + the pod's context reserve), so a container never gets more than kubelet counted for it; the pod
      * {@code a} and its container {@code c} give only the reserve, the core share and the names.
      */
-    public ContainerAllocateResponse build(Allocation a, ContainerShare c, IdShape ids, String colour) {
-        var r = ContainerAllocateResponse.newBuilder();
+    public Grant build(Allocation a, ContainerShare c, IdShape ids, String colour) {
         long reserve = a.demand().reserveMib();
         var perGpu = new ArrayList<Long>();
         for (long units : ids.units()) perGpu.add(unit.toMib(units));
         String pipe = pipeDir(colour).toString();
         String indices = join(ids.gpuIndices());
-        r.putAllEnvs(MpsLimits.clientEnv(ids.gpuUuids(), MpsLimits.clientCapsMib(ids.units(), unit, reserve), c.corePerGpu(), pipe));
-        r.putEnvs(ENV_POD, a.pod().toString());
-        r.putEnvs(ENV_POD_UID, a.podUid());
-        r.putEnvs(ENV_CONTAINER, c.name());
-        r.putEnvs(ENV_GPU_INDEX, indices);
-        r.putEnvs(ENV_MEM_MIB, perGpu.stream().distinct().count() == 1 ? Long.toString(perGpu.getFirst()) : joinLongs(perGpu));
-        r.putEnvs(ENV_RESERVE_MIB, Long.toString(reserve));
-        r.putEnvs(ENV_GENERATION, colour);
-        r.putEnvs(Names.ACK_GPU_MEM_IDX, indices);
-        r.putEnvs(Names.ACK_GPU_MEM_POD, Long.toString(unit.fromMib(a.demand().requestedMib())));
-        r.addMounts(Mount.newBuilder().setHostPath(pipe).setContainerPath(pipe).setReadOnly(true));
-        if (mountDevShm) r.addMounts(Mount.newBuilder().setHostPath(DEV_SHM).setContainerPath(DEV_SHM).setReadOnly(false));
-        return r.build();
+        var env = new LinkedHashMap<>(MpsLimits.clientEnv(ids.gpuUuids(), MpsLimits.clientCapsMib(ids.units(), unit, reserve), c.corePerGpu(), pipe));
+        env.put(ENV_POD, a.pod().toString());
+        env.put(ENV_POD_UID, a.podUid());
+        env.put(ENV_CONTAINER, c.name());
+        env.put(ENV_GPU_INDEX, indices);
+        env.put(ENV_MEM_MIB, perGpu.stream().distinct().count() == 1 ? Long.toString(perGpu.getFirst()) : joinLongs(perGpu));
+        env.put(ENV_RESERVE_MIB, Long.toString(reserve));
+        env.put(ENV_GENERATION, colour);
+        env.put(Names.ACK_GPU_MEM_IDX, indices);
+        env.put(Names.ACK_GPU_MEM_POD, Long.toString(unit.fromMib(a.demand().requestedMib())));
+        var mounts = new ArrayList<Grant.Mount>();
+        mounts.add(new Grant.Mount(pipe, pipe, true));
+        if (mountDevShm) mounts.add(new Grant.Mount(DEV_SHM, DEV_SHM, false));
+        return new Grant(env, mounts, List.of());
     }
 
     private static String joinLongs(List<Long> xs) {

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.model.NodeInventory;
+import io.mpshare.deviceplugin.allocation.AnswerSink;
 import io.mpshare.deviceplugin.cluster.PodAnnotator;
 import io.mpshare.deviceplugin.cluster.PodListener;
 import io.mpshare.deviceplugin.devices.HealthState;
@@ -108,7 +109,7 @@ public final class NodePolicer implements AutoCloseable {
     public PodListener listener() { return listener; }
 
     /** Where Allocate reports what it answered, while that differs from the pod's annotation. */
-    public io.mpshare.deviceplugin.allocation.AllocationManager.AnswerSink answerSink() { return listener; }
+    public AnswerSink answerSink() { return listener; }
 
     /** The device plugin's health, for the per-GPU health metric. */
     public void health(HealthState h) {

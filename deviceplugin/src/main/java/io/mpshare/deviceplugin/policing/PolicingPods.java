@@ -6,7 +6,7 @@ import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.codec.AllocationCodec;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.ledger.Allocation;
-import io.mpshare.deviceplugin.allocation.AllocationManager;
+import io.mpshare.deviceplugin.allocation.AnswerSink;
 import io.mpshare.deviceplugin.allocation.PodConversion;
 import io.mpshare.deviceplugin.cluster.PodListener;
 import io.mpshare.policing.LiveNodeView;
@@ -23,10 +23,10 @@ import java.util.function.Consumer;
  * {@link LiveNodeView} (removed when it finishes or goes), its containers' IDs from the pod status into the
  * {@link ContainerIndex}, its UID → name into the {@link PodIndex}; and once, when the pod gets a
  * {@code deletionTimestamp}, {@code endPod} (which must hand off: this runs on the informer thread). Allocate tells it
- * ({@link AllocationManager.AnswerSink}) when a pod was answered on other GPUs than its annotation names: that answer is
+ * ({@link AnswerSink}) when a pod was answered on other GPUs than its annotation names: that answer is
  * what the policer judges by until the reconciler's corrected annotation comes back through the informer.
  */
-public final class PolicingPods implements PodListener, AllocationManager.AnswerSink {
+public final class PolicingPods implements PodListener, AnswerSink {
     private final NodeInventory inventory;
     private final MemoryUnit unit;
     private final LiveNodeView view;

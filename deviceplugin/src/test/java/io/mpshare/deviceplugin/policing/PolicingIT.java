@@ -97,7 +97,7 @@ class PolicingIT {
                 .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofHours(1))
                 .withPolicing(PolicingConfig.defaults().withAction(action).withInterval(Duration.ofMillis(200)).withProcRoot(proc));
         var hooks = new NodePolicer.Hooks(colour -> Names.MPS_COLOUR_BLUE.equals(colour) ? mps : null, pid -> killed.add(pid), registry);
-        node = DevicePluginNode.start(cfg, nvml, c -> mps::daemonUp, client, Clock.systemUTC(), false, hooks);
+        node = DevicePluginNode.start(cfg.withPodFieldSelector(false), new DevicePluginNode.Io(nvml, client, c -> mps::daemonUp, hooks, Clock.systemUTC()));
     }
 
     /**

@@ -25,7 +25,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -65,9 +64,9 @@ public final class NodeHarness {
                     work.resolve("pod-resources/kubelet.sock")).withRunDir(runDir, false)
                     // no policer here: its pods are not real, and the suite's own processes must never be judged
                     // (the policer has its own GPU harness, io.mpshare.policing.harness.PolicerHarness)
-                    .withPolicing(io.mpshare.deviceplugin.policing.PolicingConfig.off());
-            try (DevicePluginNode node = DevicePluginNode.start(cfg, nvml, colour -> new SupervisorProbe(runDir, colour, true), client,
-                    InstantSource.system(), false)) {
+                    .withPolicing(io.mpshare.deviceplugin.policing.PolicingConfig.off()).withPodFieldSelector(false);
+            try (DevicePluginNode node = DevicePluginNode.start(cfg, DevicePluginNode.Io.of(nvml, client,
+                    colour -> new SupervisorProbe(runDir, colour, true), runDir))) {
                 NodeInventory inv = InventoryPublisher.readHardware(nvml, "node-1");
                 kubelet.awaitList(Names.RESOURCE_GPU_MEM, l -> l.getDevicesCount() > 0, Duration.ofSeconds(30));
                 System.out.println("ready " + inv.gpus().size() + " GPU(s)");
