@@ -10,6 +10,7 @@ import io.mpshare.core.ledger.Allocation;
 import io.mpshare.deviceplugin.devices.DeviceIds;
 import io.mpshare.deviceplugin.testkit.RecordingWrites;
 import io.mpshare.deviceplugin.testkit.TestPods;
+import io.mpshare.kube.KubePod;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -97,7 +98,7 @@ class AllocationManagerTest {
 
     Pod add(Pod p) {
         book.upserted(p);
-        book.allocationOf(PodConversion.key(p)).ifPresent(a -> R = a.demand().reserveMib());
+        book.allocationOf(KubePod.of(p).key()).ifPresent(a -> R = a.demand().reserveMib());
         return p;
     }
 
