@@ -12,6 +12,7 @@ import io.mpshare.deviceplugin.allocation.AnswerLog;
 import io.mpshare.deviceplugin.allocation.AnswerSink;
 import io.mpshare.deviceplugin.allocation.Reconciler;
 import io.mpshare.deviceplugin.ceiling.CeilingController;
+import io.mpshare.deviceplugin.cluster.BookingRefusals;
 import io.mpshare.deviceplugin.cluster.InventoryPublisher;
 import io.mpshare.deviceplugin.cluster.NodePodCache;
 import io.mpshare.deviceplugin.cluster.NodeView;
@@ -27,6 +28,7 @@ import io.mpshare.deviceplugin.kubelet.PodResourcesClient;
 import io.mpshare.deviceplugin.kubelet.ResourceServer;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
 import io.mpshare.deviceplugin.policing.NodePolicer;
+import io.mpshare.kube.node.NodeBookings;
 import io.mpshare.nvml.Nvml;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -59,6 +61,9 @@ public final class DevicePluginNode implements AutoCloseable {
     private final ExecutorService slow;
     private final EventLoopGroup group;
     private final NodePodCache pods;
+    private final NodeBookings bookings;
+    private final BookingRefusals refusals;
+    private final CeilingController ceilings;
     private final NodeView nodeView;
     private final HealthMonitor health;
     private final PluginEndpoint memEndpoint;
@@ -94,9 +99,13 @@ public final class DevicePluginNode implements AutoCloseable {
         public Io withPolicing(NodePolicer.Hooks hooks) { return new Io(nvml, client, daemonProbe, hooks, clock); }
     }
 
-    private DevicePluginNode(ScheduledExecutorService exec, ExecutorService slow, EventLoopGroup group, NodePodCache pods, NodeView nodeView, HealthMonitor health,
-                             PluginEndpoint memEndpoint, PluginEndpoint coreEndpoint, PodResourcesClient podResources,
-                             AllocationBook book, Reconciler reconciler, NodePolicer policer, PrometheusRegistry registry) {
+    private DevicePluginNode(ScheduledExecutorService exec, ExecutorService slow, EventLoopGroup group, NodePodCache pods, NodeBookings bookings,
+                             BookingRefusals refusals, NodeView nodeView, HealthMonitor health, PluginEndpoint memEndpoint,
+                             PluginEndpoint coreEndpoint, PodResourcesClient podResources, AllocationBook book, Reconciler reconciler,
+                             CeilingController ceilings, NodePolicer policer, PrometheusRegistry registry) {
+        this.bookings = bookings;
+        this.refusals = refusals;
+        this.ceilings = ceilings;
         this.policer = policer;
         this.registry = registry;
         this.exec = exec;
@@ -130,18 +139,21 @@ public final class DevicePluginNode implements AutoCloseable {
         var nodeView = new NodeView(client, cfg.nodeName()).start(Duration.ofMinutes(10));
         var monitor = new HealthMonitor(nvml, io.daemonProbe().apply(nodeView::activeColour), clock, cfg.xidHold());
         var publisher = new InventoryPublisher(client, cfg.nodeName(), hw, clock, cfg.inventoryRefresh());
-        var pods = new NodePodCache(client, cfg.nodeName(), cfg.podFieldSelector());
         var annotator = new PodAnnotator(client, exec);
+        // every pod event of this node read once and checked against the pod's own resources, for Allocate, ceilings and policer
+        var refusals = new BookingRefusals(io.policing().registry(), cfg.nodeName());
+        var bookings = new NodeBookings(cfg.nodeName(), hw, cfg.unit(), refusals);
+        var pods = new NodePodCache(client, bookings, cfg.podFieldSelector());
         NodePolicer policer = cfg.policing().enabled()
-                ? new NodePolicer(cfg.policing(), cfg.nodeName(), hw, cfg.unit(), nvml, client, nodeView::activeColour, io.policing(), clock)
+                ? new NodePolicer(cfg.policing(), bookings, hw, nvml, client, nodeView::activeColour, io.policing(), clock)
                 : null;
-        var book = new AllocationBook(cfg.nodeName(), cfg.unit(), hw, nodeView::activeColour, new AnswerLog(),
+        var book = new AllocationBook(bookings, cfg.unit(), hw, nodeView::activeColour, new AnswerLog(),
                 policer != null ? policer.answerSink() : AnswerSink.NONE);
-        pods.addListener(book);
+        bookings.addListener(book);
         // layer 2: each GPU's server ceiling on both colours' daemons follows the bookings (docs/architecture.md)
-        var ceilings = new CeilingController(hw, cfg.unit(), CeilingController.socketTargets(cfg.runDir(), CeilingController.SOCKET_TIMEOUT));
-        pods.addListener(ceilings);
-        if (policer != null) pods.addListener(policer.listener());
+        var ceilings = new CeilingController(hw, bookings::booked, CeilingController.socketTargets(cfg.runDir(), CeilingController.SOCKET_TIMEOUT));
+        bookings.addListener(ceilings);
+        if (policer != null) bookings.addListener(policer.listener());
         pods.start(Duration.ofMinutes(10));
         pods.awaitSynced(Duration.ofSeconds(60));
 
@@ -193,7 +205,8 @@ public final class DevicePluginNode implements AutoCloseable {
         ceilings.start(exec, CeilingController.DEFAULT_PERIOD);
         exec.scheduleWithFixedDelay(() -> publishQuietly(publisher, monitor.current()), 60, 60, TimeUnit.SECONDS);
         LOG.info("mpshare device plugin on node " + cfg.nodeName() + ": " + hw.gpus().size() + " GPU(s), gpu-mem in " + cfg.unit().symbol());
-        return new DevicePluginNode(exec, slow, group, pods, nodeView, monitor, mem, core, podResources, book, reconciler, policer, io.policing().registry());
+        return new DevicePluginNode(exec, slow, group, pods, bookings, refusals, nodeView, monitor, mem, core, podResources, book, reconciler,
+                ceilings, policer, io.policing().registry());
     }
 
     private static void publishQuietly(InventoryPublisher p, HealthState h) {
@@ -216,6 +229,15 @@ public final class DevicePluginNode implements AutoCloseable {
     public String activeColour() { return nodeView.activeColour(); }
 
     public NodePodCache pods() { return pods; }
+
+    /** This node's pods' bookings, read once per event and checked against each pod's own resources. */
+    public NodeBookings bookings() { return bookings; }
+
+    /** Annotations the node did not count, by reason (the {@code mpshare_node_bookings_refused_total} counter). */
+    public BookingRefusals refusals() { return refusals; }
+
+    /** Layer 2: the server ceilings the bookings ask for. */
+    public CeilingController ceilings() { return ceilings; }
 
     /** The node's side of Allocate: waiting pods, what was answered, bookings as last seen. */
     public AllocationBook allocations() { return book; }

@@ -26,6 +26,7 @@ import io.mpshare.deviceplugin.kubelet.MemoryHandler;
 import io.mpshare.deviceplugin.kubelet.ResourceHandler;
 import io.mpshare.deviceplugin.kubelet.ResourceServer;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
+import io.mpshare.kube.node.NodeBookings;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -130,8 +131,10 @@ public final class AllocateOverSocket {
 
     /** A fresh manager with {@code pods} filed, as the informer would, and no hooks (nothing reconciles or reads). */
     static AllocationManager manager(NodeInventory inv, List<Pod> pods) {
-        var book = new AllocationBook("n1", MemoryUnit.GIB, inv, () -> "blue", new AnswerLog(), AnswerSink.NONE);
-        for (Pod p : pods) book.upserted(p);
+        var bookings = new NodeBookings("n1", inv, MemoryUnit.GIB, NodeBookings.Refusals.NONE);
+        var book = new AllocationBook(bookings, MemoryUnit.GIB, inv, () -> "blue", new AnswerLog(), AnswerSink.NONE);
+        bookings.addListener(book);
+        for (Pod p : pods) bookings.upserted(p);
         return new AllocationManager(book, new AnswerBuilder(Path.of(Names.RUN_DIR), false, MemoryUnit.GIB), InstantSource.system(),
                 AllocationManager.ChangeWaiter.NONE, Duration.ZERO, AllocateHooks.NONE);
     }

@@ -1,13 +1,12 @@
 package io.mpshare.deviceplugin.allocation;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.ledger.Allocation;
-import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.deviceplugin.allocation.Candidate.Claims;
-import io.mpshare.deviceplugin.cluster.PodListener;
+import io.mpshare.kube.node.NodeBookings;
+import io.mpshare.kube.node.NodePod;
 
 import java.util.Arrays;
 import java.util.List;
@@ -17,35 +16,39 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * The node's side of Allocate that outlives one call: the pods kubelet may be admitting ({@link WaitingPods}), which of
+ * The node's side of Allocate that outlives one call: the pods kubelet may be admitting ({@link WaitingPods}, from
+ * the checked bookings of {@link NodeBookings}, which it listens to), which of
  * their containers this process answered ({@link Claims}, set by compare-and-set, no lock), the MPS colours given, what
  * each container was answered ({@link Answered}, told to the policer) and the log of answers by device IDs
  * ({@link AnswerLog}). {@link AllocationManager} decides calls over it; the {@link Reconciler} corrects it from
  * pod-resources. Neither needs the other.
  */
-public final class AllocationBook implements PodListener {
+public final class AllocationBook implements NodeBookings.Listener {
     private final String node;
     private final MemoryUnit unit;
     private final NodeInventory hardware;
     private final Supplier<String> colour;
     private final AnswerLog log;
+    private final NodeBookings bookings;
     private final WaitingPods waiting;
     private final Answered answered;
     private final ConcurrentHashMap<String, Claims> claims = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, String> colours = new ConcurrentHashMap<>();
 
     /**
-     * @param colour the MPS colour new containers are sent to now
-     * @param sink   the policer, told when a pod was answered on other GPUs than its booking names
+     * @param bookings this node's checked bookings (add this book to its listeners)
+     * @param colour   the MPS colour new containers are sent to now
+     * @param sink     the policer, told when a pod was answered on other GPUs than its booking names
      */
-    public AllocationBook(String node, MemoryUnit unit, NodeInventory hardware, Supplier<String> colour, AnswerLog log, AnswerSink sink) {
-        this.node = node;
+    public AllocationBook(NodeBookings bookings, MemoryUnit unit, NodeInventory hardware, Supplier<String> colour, AnswerLog log, AnswerSink sink) {
+        this.bookings = bookings;
+        this.node = bookings.node();
         this.unit = unit;
         this.hardware = hardware;
         this.colour = colour;
         this.log = log;
         this.answered = new Answered(hardware, sink);
-        this.waiting = new WaitingPods(node, unit, hardware, this::forgotten);
+        this.waiting = new WaitingPods(unit, this::forgotten);
     }
 
     public String node() { return node; }
@@ -59,11 +62,11 @@ public final class AllocationBook implements PodListener {
     /** The colour new containers are sent to now. */
     String activeColour() { return colour.get(); }
 
-    // ---- informer side ------------------------------------------------------------------------------------------
+    // ---- bookings side ------------------------------------------------------------------------------------------
 
-    @Override public void upserted(Pod pod) { waiting.upserted(pod); }
+    @Override public void changed(NodePod pod) { waiting.changed(pod); }
 
-    @Override public void deleted(Pod pod) { waiting.deleted(pod); }
+    @Override public void deleted(NodePod pod) { waiting.deleted(pod); }
 
     private void forgotten(String uid) {
         claims.remove(uid);
@@ -109,8 +112,8 @@ public final class AllocationBook implements PodListener {
 
     // ---- for the reconciler ---------------------------------------------------------------------------------------
 
-    /** The pod's allocation as last seen (any phase), or empty. */
-    public Optional<Allocation> allocationOf(PodKey pod) { return waiting.known(pod); }
+    /** The pod's booking as counted now (any phase), or empty. */
+    public Optional<Allocation> allocationOf(PodKey pod) { return bookings.bookingOf(pod); }
 
     /** Whether this process answered every GPU container of the pod. */
     public boolean fullyAnswered(String uid) { return claimsOf(uid).complete(); }
@@ -145,11 +148,8 @@ public final class AllocationBook implements PodListener {
         }
     }
 
-    /** Records a correction the reconciler wrote, so the next pass sees it before the watch echoes it. */
-    public void corrected(Allocation a) {
-        waiting.know(a);
-        if (a.phase() == Phase.ASSIGNED) waiting.drop(a.podUid());
-    }
+    /** Records a correction the reconciler wrote, so the next pass (and the ceiling, and the policer) sees it before the watch echoes it. */
+    public void corrected(Allocation a) { bookings.corrected(a); }
 
     /** Whether this process answered the container (by name) of the pod. */
     public boolean answeredContainer(Allocation a, String container) {

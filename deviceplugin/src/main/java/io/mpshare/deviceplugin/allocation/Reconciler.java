@@ -34,7 +34,9 @@ import java.util.logging.Logger;
  * <li>IDs answered in another pod's name (the guess of who kubelet was admitting was wrong): the claim moves to the
  *     pod kubelet names, so the pod first guessed is matched again when kubelet admits it.</li>
  * <li>A pod whose containers all hold IDs of one GPU set other than its booking: its {@code mpshare.io/allocation}
- *     and ACK index are rewritten to those GPUs, with its own demand. A booking that already names them is never
+ *     and ACK index are rewritten to those GPUs, with its own demand (the checked booking's: derived from the pod's
+ *     resources, never the annotation's numbers; {@code NodeBookings}). This is the check of the one part of a booking
+ *     that is taken from the annotation, its GPU set. A booking that already names them is never
  *     rewritten. Containers on different GPU sets (mixed) cannot be one annotation: logged once, left; the policer
  *     judges by what each container was answered.</li>
  * <li>A pod holding IDs for every GPU container that runs with the app containers, or fully answered: marked

@@ -11,6 +11,7 @@ import io.mpshare.deviceplugin.devices.DeviceIds;
 import io.mpshare.deviceplugin.testkit.RecordingWrites;
 import io.mpshare.deviceplugin.testkit.TestPods;
 import io.mpshare.kube.KubePod;
+import io.mpshare.kube.node.NodeBookings;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -42,16 +43,19 @@ class AllocationManagerTest {
     /** What the direct read of the node's pods finds (a test sets it). */
     AllocateHooks.Fallback fallback = budget -> {};
     AnswerSink sink = AnswerSink.NONE;
-    final AllocationManager manager = manager(false);
+    final NodeBookings bookings = new NodeBookings("n1", INV, MemoryUnit.GIB, NodeBookings.Refusals.NONE);
+    final AllocationManager manager = manager(false, bookings);
     final AllocationBook book = manager.book();
     final AtomicInteger ids = new AtomicInteger();
 
-    AllocationManager manager(boolean devShm) {
-        var b = new AllocationBook("n1", MemoryUnit.GIB, INV, () -> colour, new AnswerLog(), new AnswerSink() {
+    /** A manager over {@code bookings}, as the node agent wires it: pods reach it through the checked bookings. */
+    AllocationManager manager(boolean devShm, NodeBookings bookings) {
+        var b = new AllocationBook(bookings, MemoryUnit.GIB, INV, () -> colour, new AnswerLog(), new AnswerSink() {
             @Override public void answered(Allocation a) { sink.answered(a); }
 
             @Override public void cleared(String uid) { sink.cleared(uid); }
         });
+        bookings.addListener(b);
         return new AllocationManager(b, new AnswerBuilder(Path.of(Names.RUN_DIR), devShm, MemoryUnit.GIB), InstantSource.fixed(T0),
                 AllocationManager.ChangeWaiter.NONE, Duration.ZERO, new AllocateHooks(() -> {}, budget -> fallback.refresh(budget), Duration.ZERO));
     }
@@ -97,7 +101,7 @@ class AllocationManagerTest {
     }
 
     Pod add(Pod p) {
-        book.upserted(p);
+        bookings.upserted(p);
         book.allocationOf(KubePod.of(p).key()).ifPresent(a -> R = a.demand().reserveMib());
         return p;
     }
@@ -144,8 +148,9 @@ class AllocationManagerTest {
     }
 
     @Test void allocate_devShmFlag_mountsDevShm() throws Exception {
-        var m = manager(true);
-        m.book().upserted(TestPods.pod("p").mem("main", 2).on("n1").placed(INV, 0).build());
+        var other = new NodeBookings("n1", INV, MemoryUnit.GIB, NodeBookings.Refusals.NONE);
+        var m = manager(true, other);
+        other.upserted(TestPods.pod("p").mem("main", 2).on("n1").placed(INV, 0).build());
         assertThat(allocate(m, devices(2)).mounts()).extracting(Grant.Mount::containerPath).contains("/dev/shm");
     }
 
@@ -227,7 +232,7 @@ class AllocationManagerTest {
 
     @Test void allocate_deletedPod_forgotten() {
         Pod p = add(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
-        book.deleted(p);
+        bookings.deleted(p);
         assertThatThrownBy(() -> allocate(devices(7))).isInstanceOf(Refused.class);
     }
 

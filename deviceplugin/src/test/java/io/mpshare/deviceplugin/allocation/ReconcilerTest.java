@@ -13,6 +13,7 @@ import io.mpshare.deviceplugin.api.podresources.v1.PodResources;
 import io.mpshare.deviceplugin.kubelet.PodResourcesClient;
 import io.mpshare.deviceplugin.testkit.RecordingWrites;
 import io.mpshare.deviceplugin.testkit.TestPods;
+import io.mpshare.kube.node.NodeBookings;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -32,11 +33,18 @@ class ReconcilerTest {
     static final Instant T0 = Instant.parse("2026-11-30T00:00:00Z");
 
     final RecordingWrites writes = new RecordingWrites();
-    final AllocationBook book = new AllocationBook("n1", MemoryUnit.GIB, INV, () -> "blue", new AnswerLog(), AnswerSink.NONE);
+    final NodeBookings bookings = new NodeBookings("n1", INV, MemoryUnit.GIB, NodeBookings.Refusals.NONE);
+    final AllocationBook book = book();
     final AllocationManager manager = new AllocationManager(book, new AnswerBuilder(Path.of(Names.RUN_DIR), false, MemoryUnit.GIB),
             InstantSource.fixed(T0), AllocationManager.ChangeWaiter.NONE, Duration.ZERO, AllocateHooks.NONE);
     final List<Holding> held = new ArrayList<>();
     final Reconciler reconciler = new Reconciler(() -> held, book, writes, InstantSource.fixed(T0), Duration.ofMinutes(10));
+
+    AllocationBook book() {
+        var b = new AllocationBook(bookings, MemoryUnit.GIB, INV, () -> "blue", new AnswerLog(), AnswerSink.NONE);
+        bookings.addListener(b);
+        return b;
+    }
 
     /** The env Allocate answered for these IDs (the test fails on a refusal). */
     Map<String, String> allocate(List<String> ids) {
@@ -55,8 +63,8 @@ class ReconcilerTest {
     String uid(String pod) { return book.allocationOf(PodKey.of("default", pod)).orElseThrow().podUid(); }
 
     @Test void reconcile_crossedTwins_envAnnotationAndPodResourcesAgree() throws Exception {
-        book.upserted(TestPods.pod("twin-a").mem("main", 7).on("n1").placed(INV, 0).build());
-        book.upserted(TestPods.pod("twin-b").mem("main", 7).on("n1").placed(INV, 1).build());
+        bookings.upserted(TestPods.pod("twin-a").mem("main", 7).on("n1").placed(INV, 0).build());
+        bookings.upserted(TestPods.pod("twin-b").mem("main", 7).on("n1").placed(INV, 1).build());
         // kubelet admits twin-b first, with IDs of GPU 0; Allocate cannot tell and takes twin-a (arrived first)
         var idsB = ids("GPU-aaaa", 0, 7);
         var idsA = ids("GPU-bbbb", 0, 7);
@@ -87,7 +95,7 @@ class ReconcilerTest {
     }
 
     @Test void reconcile_oneEntryPerDeviceId_groupedPerContainer() throws Exception {
-        book.upserted(TestPods.pod("p").mem("main", 3).on("n1").placed(INV, 1).build());
+        bookings.upserted(TestPods.pod("p").mem("main", 3).on("n1").placed(INV, 1).build());
         var d = ids("GPU-bbbb", 0, 3);
         allocate(d);
         // a real kubelet: one ContainerDevices entry per ID
@@ -102,7 +110,7 @@ class ReconcilerTest {
     }
 
     @Test void reconcile_annotationAlreadyRight_neverRewritten() throws Exception {
-        book.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 1).build());
+        bookings.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 1).build());
         var d = ids("GPU-bbbb", 0, 7);
         allocate(d);
         held.add(holding("p", "main", d));
@@ -113,8 +121,8 @@ class ReconcilerTest {
 
     @Test void reconcile_wrongGuess_claimMovesSoTheVictimIsMatchedAgain() throws Exception {
         // a pod whose Allocate we answered in b's name (a's IDs really), then b's own call comes
-        book.upserted(TestPods.pod("a").mem("main", 7).on("n1").placed(INV, 0).build());
-        book.upserted(TestPods.pod("b").mem("main", 7).on("n1").placed(INV, 1).build());
+        bookings.upserted(TestPods.pod("a").mem("main", 7).on("n1").placed(INV, 0).build());
+        bookings.upserted(TestPods.pod("b").mem("main", 7).on("n1").placed(INV, 1).build());
         var first = ids("GPU-aaaa", 0, 7);
         assertThat(allocate(first)).containsEntry(AnswerBuilder.ENV_POD, "default/a");
         held.add(holding("b", "main", first));                     // kubelet says: that was b
@@ -125,7 +133,7 @@ class ReconcilerTest {
     }
 
     @Test void reconcile_twoContainersOnDifferentGpus_leftAndCounted() throws Exception {
-        book.upserted(TestPods.pod("two").mem("a", 4).mem("b", 4).on("n1").placed(INV, 0).build());
+        bookings.upserted(TestPods.pod("two").mem("a", 4).mem("b", 4).on("n1").placed(INV, 0).build());
         var da = ids("GPU-aaaa", 0, 4);
         var db = ids("GPU-bbbb", 0, 4);
         allocate(da);
@@ -137,7 +145,7 @@ class ReconcilerTest {
     }
 
     @Test void reconcile_assignedPatchLost_marksAgain() throws Exception {
-        book.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
+        bookings.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
         var d = ids("GPU-aaaa", 0, 7);
         allocate(d);
         held.add(holding("p", "main", d));
@@ -147,8 +155,8 @@ class ReconcilerTest {
 
     @Test void reconcile_admittedBeforeARestart_markedAndNeverMatchedAgain() throws Exception {
         // an earlier run answered "old" but its assigned patch was lost; this run never answered it
-        book.upserted(TestPods.pod("old").mem("main", 7).on("n1").placed(INV, 0).build());
-        book.upserted(TestPods.pod("new").mem("main", 7).on("n1").placed(INV, 1).build());
+        bookings.upserted(TestPods.pod("old").mem("main", 7).on("n1").placed(INV, 0).build());
+        bookings.upserted(TestPods.pod("new").mem("main", 7).on("n1").placed(INV, 1).build());
         held.add(holding("old", "main", ids("GPU-aaaa", 0, 7)));
         assertThat(reconciler.reconcile().marked()).isEqualTo(1);
         assertThat(writes.assigned()).containsExactly(PodKey.of("default", "old"));
@@ -162,13 +170,13 @@ class ReconcilerTest {
     }
 
     @Test void reconcile_answerNotVisibleYet_countedAsWaiting() throws Exception {
-        book.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
+        bookings.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
         allocate(ids("GPU-aaaa", 0, 7));
         assertThat(reconciler.reconcile().waiting()).isEqualTo(1);
     }
 
     @Test void reconcile_answersOfGoneContainers_pruned() throws Exception {
-        book.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
+        bookings.upserted(TestPods.pod("p").mem("main", 7).on("n1").placed(INV, 0).build());
         allocate(ids("GPU-aaaa", 0, 7));
         var later = new Reconciler(() -> held, book, writes, InstantSource.fixed(T0.plus(Duration.ofMinutes(11))), Duration.ofMinutes(10));
         later.reconcile();
