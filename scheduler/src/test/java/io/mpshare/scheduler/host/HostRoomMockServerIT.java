@@ -13,6 +13,7 @@ import io.mpshare.scheduler.SchedulerExtender;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
+import io.mpshare.testing.Waits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,7 +28,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,6 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * prioritize over HTTP, and a change in the cluster (a pod bound elsewhere, a node resized) moves the choice.
  */
 class HostRoomMockServerIT {
+    /** How long an informer may take to deliver an event (a bounded poll, not a timed sleep). */
+    private static final Duration INFORMER = Duration.ofSeconds(20);
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private KubernetesMockServer server;
     private KubernetesClient client;
@@ -68,9 +70,9 @@ class HostRoomMockServerIT {
     }
 
     @Test void prioritize_nodesAllocatableAndBoundPods_fromTheInformers_moveTheChoice() throws Exception {
-        eventually("the pod informer shows p's request", () -> policy.host().ask(io.mpshare.core.model.PodKey.of("default", "p")).cpuMilli() == 3_000);
-        eventually("the node informer shows n2's allocatable", () -> ext.ledger().node("n2") != null
-                && policy.host().cpuLeft(ext.ledger().node("n2"), null) == 16_000);
+        Waits.until(INFORMER, () -> policy.host().ask(io.mpshare.core.model.PodKey.of("default", "p")).cpuMilli() == 3_000, () -> "the pod informer shows p's request");
+        Waits.until(INFORMER, () -> ext.ledger().node("n2") != null
+                && policy.host().cpuLeft(ext.ledger().node("n2"), null) == 16_000, () -> "the node informer shows n2's allocatable");
         assertThat(scores()).isEqualTo(Map.of("n1", 0, "n2", 10)); // n1 would keep 3 cores: its GPU stranded for the mix
 
         client.pods().resource(Pods.pod("big").uid("uid-big").cpu("12").on("n2").phase("Running").build()).create();
@@ -79,9 +81,9 @@ class HostRoomMockServerIT {
         client.nodes().resource(n1).updateStatus(); // allocatable is status: kubelet writes it through the status subresource
         var p = io.mpshare.core.model.PodKey.of("default", "p");
         // p's pipelining hold from the first prioritize is on n2: it counts for everyone but p
-        eventually("n2 has 1 core left for others", () -> policy.host().cpuLeft(ext.ledger().node("n2"), null) == 1_000);
+        Waits.until(INFORMER, () -> policy.host().cpuLeft(ext.ledger().node("n2"), null) == 1_000, () -> "n2 has 1 core left for others");
         assertThat(policy.host().cpuLeft(ext.ledger().node("n2"), p)).isEqualTo(4_000);
-        eventually("n1 has 16 cores", () -> policy.host().cpuLeft(ext.ledger().node("n1"), p) == 16_000);
+        Waits.until(INFORMER, () -> policy.host().cpuLeft(ext.ledger().node("n1"), p) == 16_000, () -> "n1 has 16 cores");
         assertThat(scores()).isEqualTo(Map.of("n1", 10, "n2", 0));
     }
 
@@ -96,12 +98,4 @@ class HostRoomMockServerIT {
         return out;
     }
 
-    /** Waits for an informer to deliver an event: a bounded poll on a condition, not a timed sleep. */
-    private static void eventually(String what, BooleanSupplier cond) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!cond.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("never happened: " + what);
-            Thread.sleep(10);
-        }
-    }
 }

@@ -1,6 +1,8 @@
-package io.mpshare.sim.openb.variants;
+package io.mpshare.bench.openb;
 
 import io.mpshare.sim.openb.OpenbTrace;
+import io.mpshare.sim.openb.variants.TraceVariants;
+import io.mpshare.sim.openb.variants.Variant;
 
 import java.io.IOException;
 import java.io.Writer;
@@ -11,24 +13,15 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 
 /**
- * Writes one generated family member as an openb task file, so it can be replayed like a published one
- * ({@code mpshare simulate --trace-format openb --pods FILE}): {@code java -cp ...
- * io.mpshare.sim.openb.variants.VariantCsv --nodes N.csv --base openb_pod_list_default.csv --variant gpuspec33
+ * Research entry point: writes one generated family member as an openb task file, so it can be replayed like a
+ * published one ({@code mpshare simulate --trace-format openb --pods FILE}): {@code java -cp ...
+ * io.mpshare.bench.openb.VariantCsv --nodes N.csv --base openb_pod_list_default.csv --variant gpuspec33
  * [--seed 1] --out openb_pod_list_gpuspec33.csv}. The tasks are {@link TraceVariants#generate}'s, in its order.
  */
 public final class VariantCsv {
     private VariantCsv() {}
-
-    /** The tasks in the openb column layout (a spec's models sorted and joined by '|'). */
-    public static void write(List<OpenbTrace.Task> tasks, Writer w) throws IOException {
-        w.write("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n");
-        for (OpenbTrace.Task t : tasks)
-            w.write(t.name() + "," + t.cpuMilli() + "," + t.memoryMib() + "," + t.numGpu() + "," + t.gpuMilli() + ","
-                    + String.join("|", new TreeSet<>(t.gpuSpec())) + "\n");
-    }
 
     public static void main(String[] args) throws IOException {
         try {
@@ -61,6 +54,6 @@ public final class VariantCsv {
         }
         List<OpenbTrace.Task> tasks = TraceVariants.generate(OpenbTrace.readTasks(Path.of(o.get("--base"))),
                 OpenbTrace.readNodes(Path.of(o.get("--nodes"))), Variant.parse(o.get("--variant")), seed);
-        try (Writer w = Files.newBufferedWriter(Path.of(o.get("--out")), StandardCharsets.UTF_8)) { write(tasks, w); }
+        try (Writer w = Files.newBufferedWriter(Path.of(o.get("--out")), StandardCharsets.UTF_8)) { OpenbTrace.writeTasks(tasks, w); }
     }
 }

@@ -1,15 +1,19 @@
-package io.mpshare.sim.openb.variants;
+package io.mpshare.bench.openb;
 
 import io.mpshare.sim.openb.Experiment;
 import io.mpshare.sim.openb.GpuModels;
-import io.mpshare.sim.openb.OpenbReplayMain;
 import io.mpshare.sim.openb.OpenbTrace;
 import io.mpshare.sim.openb.Policies;
 import io.mpshare.sim.openb.Replay;
+import io.mpshare.sim.openb.ReplayRun;
+import io.mpshare.sim.openb.variants.TraceVariants;
+import io.mpshare.sim.openb.variants.Variant;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,8 +23,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Holds mpshare's default to the paper's FGD on every trace family: {@code java -cp ...
- * io.mpshare.sim.openb.variants.FamiliesMain --nodes N.csv --base openb_pod_list_default.csv [--pods
+ * Research entry point (bench/run-families.sh): holds mpshare's default to the paper's FGD on every trace family:
+ * {@code java -cp ... io.mpshare.bench.openb.FamiliesMain --nodes N.csv --base openb_pod_list_default.csv [--pods
  * P.csv ...] [--variants paper|gpushare40,cpu200] [--variant-seeds 1-3] [--seeds 42-51]
  * [--policies default,fgd,bestfit,random] [--threads 1] [--gpu-mib '*=32768']}. Each variant is generated
  * from the base trace once per variant seed ({@link TraceVariants}); every (trace, variant seed) is replayed
@@ -39,7 +43,7 @@ public final class FamiliesMain {
         } catch (IllegalArgumentException e) { // bad options or a bad trace row: one line, no stack trace
             System.err.println("families: " + e.getMessage());
             System.exit(2);
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             System.err.println("families: no such file: " + e.getFile() + "; give the openb CSV files with --nodes and --base");
             System.exit(2);
         }
@@ -71,11 +75,11 @@ public final class FamiliesMain {
         List<String> variants = o.get("--variants").equals("paper") ? Variant.PAPER_TABLE : List.of(o.get("--variants").split(","));
         if (o.get("--variants").equals("none")) variants = List.of();
         for (String v : variants)
-            for (long vs : OpenbReplayMain.parseSeeds(o.get("--variant-seeds")))
+            for (long vs : ReplayRun.parseSeeds(o.get("--variant-seeds")))
                 traces.add(new Experiment.Trace(v + "#" + vs, TraceVariants.generate(base, nodes, Variant.parse(v), vs)));
         long cpu0 = cpuNanos();
         Experiment.Outcome out = Experiment.run(nodes, models, traces, Policies.parse(o.get("--policies")),
-                OpenbReplayMain.parseSeeds(o.get("--seeds")), Integer.parseInt(o.get("--threads")), 1.30);
+                ReplayRun.parseSeeds(o.get("--seeds")), Integer.parseInt(o.get("--threads")), 1.30);
         long cpu = cpuNanos() - cpu0;
         print(rows(out.results()), System.out);
         System.out.printf(Locale.ROOT, "%d replays, %d traces; wall %.1f s, process CPU %.1f s, %d thread(s), load average %.2f, %s%n",
@@ -84,7 +88,7 @@ public final class FamiliesMain {
     }
 
     private static long cpuNanos() {
-        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
+        return ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
     }
 
     private static String name(Path p) {

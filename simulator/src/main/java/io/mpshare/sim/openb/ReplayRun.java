@@ -1,48 +1,22 @@
 package io.mpshare.sim.openb;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The openb replay without the CLI: {@code java -cp ... io.mpshare.sim.openb.OpenbReplayMain --nodes N.csv
- * --pods P.csv [--pods P2.csv] [--seeds 42-51] [--policies all] [--threads 2] [--gpu-mib '*=32768']
- * [--report out.html]}. {@code mpshare simulate --trace-format openb} calls {@link #run} with the same options.
+ * One openb comparison: the traces replayed under every policy and seed, the table printed, the HTML report written.
+ * {@code mpshare simulate --trace-format openb} turns its flags into {@link Options} and calls {@link #run}.
  */
-public final class OpenbReplayMain {
-    private OpenbReplayMain() {}
+public final class ReplayRun {
+    private ReplayRun() {}
 
     /** The options of an openb replay. */
     public record Options(Path nodes, List<Path> pods, List<Long> seeds, List<Policies> policies, int threads,
                           List<String> gpuMib, double stopAt, Path report) {}
-
-    public static void main(String[] args) throws IOException {
-        Path nodes = null, report = null;
-        List<Path> pods = new ArrayList<>();
-        List<String> gpuMib = new ArrayList<>();
-        String seeds = "42-51", policies = "all";
-        int threads = Runtime.getRuntime().availableProcessors();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            String v = i + 1 < args.length ? args[i + 1] : null;
-            if (v == null) throw new IllegalArgumentException(a + " needs a value");
-            switch (a) {
-                case "--nodes" -> nodes = Path.of(v);
-                case "--pods" -> pods.add(Path.of(v));
-                case "--seeds" -> seeds = v;
-                case "--policies" -> policies = v;
-                case "--threads" -> threads = Integer.parseInt(v);
-                case "--gpu-mib" -> gpuMib.add(v);
-                case "--report" -> report = Path.of(v);
-                default -> throw new IllegalArgumentException("unknown option " + a);
-            }
-            i++;
-        }
-        if (nodes == null || pods.isEmpty()) throw new IllegalArgumentException("--nodes and --pods are required");
-        run(new Options(nodes, pods, parseSeeds(seeds), Policies.parse(policies), threads, gpuMib, 1.30, report), System.out);
-    }
 
     /** "42-51" or "42,43,50". */
     public static List<Long> parseSeeds(String s) {
@@ -61,7 +35,7 @@ public final class OpenbReplayMain {
     }
 
     /** Runs the comparison, prints the table, writes the HTML report when asked; returns the outcome. */
-    public static Experiment.Outcome run(Options o, java.io.PrintStream out) throws IOException {
+    public static Experiment.Outcome run(Options o, PrintStream out) throws IOException {
         GpuModels models = new GpuModels();
         for (String g : o.gpuMib()) models.with(g);
         List<OpenbTrace.Node> nodes = OpenbTrace.readNodes(o.nodes());

@@ -1,4 +1,4 @@
-package io.mpshare.sim.openb.variants;
+package io.mpshare.bench.openb;
 
 import io.mpshare.sim.openb.Replay;
 import org.junit.jupiter.api.Test;

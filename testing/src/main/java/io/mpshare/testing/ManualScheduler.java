@@ -1,4 +1,4 @@
-package io.mpshare.mps.fake;
+package io.mpshare.testing;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.Executors;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -85,7 +86,7 @@ public final class ManualScheduler extends AbstractExecutorService implements Sc
     }
 
     private synchronized <V> ScheduledFuture<V> add(Callable<V> c, long delay, TimeUnit unit) {
-        if (shutdown) throw new java.util.concurrent.RejectedExecutionException("shut down");
+        if (shutdown) throw new RejectedExecutionException("shut down");
         Task<V> t = new Task<>(c, now.plusNanos(unit.toNanos(Math.max(0, delay))), seq++);
         queue.add(t);
         return t;
