@@ -47,7 +47,9 @@ class NodeRuntimeIT {
             Path seen = out.resolve("seen");
             Waits.until(Duration.ofSeconds(60), () -> Files.exists(seen), () -> "static pod wrote nothing; kubelet log:\n" + k.daemon().tail(30));
             assertThat(Files.readString(seen)).startsWith("pid1=/bin/sh -c");
-            assertThat(Host.readSysctls()).as("kubelet changed its sysctls").isNotEqualTo(before);
+            // kubelet ensures these two at start; a machine may already have them, so the check is on the values
+            assertThat(Host.readSysctls()).as("kubelet's sysctls while it runs")
+                    .containsEntry("vm/overcommit_memory", "1").containsEntry("kernel/panic_on_oops", "1");
         }
         assertThat(Host.pidsWithArg(containerdSocket.toString())).as("shims or containerd left running").isEmpty();
         assertThat(Files.readString(Path.of("/proc/self/mountinfo"))).as("mounts left").doesNotContain(dir.toString());
