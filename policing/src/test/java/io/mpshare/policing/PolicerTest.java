@@ -60,6 +60,7 @@ class PolicerTest {
     final List<PolicerEvent> events = new CopyOnWriteArrayList<>();
     final List<Map<String, UsageCodec.PodUsage>> published = new ArrayList<>();
     final PrometheusRegistry registry = new PrometheusRegistry();
+    PolicerMetrics.PodSeries podSeries = PolicerMetrics.PodSeries.INCLUDED;
     final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T04:00:00Z"));
     List<Allocation> allocations = new ArrayList<>(List.of(A, B));
     static final long DAEMON = 4000, SERVER = 5000;
@@ -87,7 +88,7 @@ class PolicerTest {
                 .evictor((uid, reason) -> { evicted.add(uid); return evictAnswer; })
                 .events(events::add)
                 .usage(published::add)
-                .metrics(new PolicerMetrics(registry, "node-1"))
+                .metrics(new PolicerMetrics(registry, "node-1", podSeries))
                 .clock(clock)
                 .build();
     }
@@ -520,6 +521,25 @@ class PolicerTest {
         allocations = List.of(B);
         p.runOnce();
         assertThat(new Scrape(registry).labelValues("mpshare_pod_gpu_memory_allocated_bytes", "pod")).containsExactly("b");
+    }
+
+    @Test
+    void metrics_podSeriesLeftOut_noSeriesNamesANamespacePodOrContainer() {
+        podSeries = PolicerMetrics.PodSeries.LEFT_OUT;
+        clientOfA(100, 5000);
+        clientOfB(200, 1000);
+        policer(ActionPolicy.TERMINATE).runOnce();
+        var names = new ArrayList<String>();
+        for (var snapshot : registry.scrape()) {
+            for (var dp : snapshot.getDataPoints()) {
+                assertThat(dp.getLabels().contains("namespace") || dp.getLabels().contains("pod") || dp.getLabels().contains("container"))
+                        .as(snapshot.getMetadata().getName() + " " + dp.getLabels()).isFalse();
+            }
+            names.add(snapshot.getMetadata().getName());
+        }
+        assertThat(names).contains("mpshare_gpu_memory_used_bytes", "mpshare_gpu_memory_allocated_bytes", "mpshare_policer_actions")
+                .doesNotContain("mpshare_pod_gpu_memory_used_bytes", "mpshare_container_gpu_memory_used_bytes");
+        assertThat(new Scrape(registry).value("mpshare_gpu_memory_used_bytes", "gpu", "0")).isEqualTo(6000 * 1024.0 * 1024.0);
     }
 
     // --- scheduling -----------------------------------------------------------------------------------
