@@ -4,6 +4,7 @@
   hold NAME GIB HOLD_S         allocate GIB and keep using it for HOLD_S (a neighbour, or a no-MPS rogue)
   grab NAME GIB HOLD_S         allocate GIB (beyond the job's share, after raising its own env cap); write /tmp/e2e-NAME.t; keep using it
   group NAME N GIB HOLD_S      N processes each allocating GIB (each under the job's cap, together over it); /tmp/e2e-NAME.t once all hold
+  rogue NAME GIB HOLD_S        outside MPS: /tmp/e2e-NAME.c just before its first CUDA call, allocate GIB at once, /tmp/e2e-NAME.t; keep using it
   matmul N START_AT SECONDS    warm up, wait for START_AT, loop an NxN fp32 matmul for SECONDS; print iterations per second
 """
 import os
@@ -70,6 +71,21 @@ def hold(name, gib, secs):
     return 0
 
 
+def rogue(name, gib, secs):
+    with open("/proc/self/cmdline", "rb") as f:
+        argv0 = f.read().split(b"\0")[0].decode(errors="replace")
+    with open(f"/tmp/e2e-{name}.c", "w") as f:
+        f.write(f"{time.time():.3f}")
+    x = torch.empty(int(gib * GiB), dtype=torch.uint8, device="cuda")
+    torch.cuda.synchronize()
+    with open(f"/tmp/e2e-{name}.t", "w") as f:
+        f.write(f"{time.time():.3f}")
+    say(f"{name} pid {os.getpid()} argv0 {argv0} holds {gib} GiB at {time.time():.3f} (MPS pipe env {os.environ.get('CUDA_MPS_PIPE_DIRECTORY', '-')})")
+    use(x, secs)
+    say(f"{name} DONE usable")
+    return 0
+
+
 def group(name, n, gib, secs):
     import multiprocessing as mp
     ctx = mp.get_context("spawn")
@@ -121,6 +137,8 @@ if __name__ == "__main__":
         sys.exit(cap(args[0], float(args[1]), float(args[2])))
     if kind in ("hold", "grab"):
         sys.exit(hold(args[0], float(args[1]), float(args[2])))
+    if kind == "rogue":
+        sys.exit(rogue(args[0], float(args[1]), float(args[2])))
     if kind == "group":
         sys.exit(group(args[0], int(args[1]), float(args[2]), float(args[3])))
     if kind == "sees":
