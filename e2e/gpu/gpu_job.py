@@ -60,30 +60,32 @@ def cap(name, req, hold):
     return 0 if ok else 2
 
 
-def hold(name, gib, secs):
-    sees(name)
-    x = torch.empty(int(gib * GiB), dtype=torch.uint8, device="cuda")
-    with open(f"/tmp/e2e-{name}.t", "w") as f:
+def mark(name, ext):
+    """Writes the time now to /tmp/e2e-NAME.EXT (.t: the memory is held; .c: the first CUDA call comes next)."""
+    with open(f"/tmp/e2e-{name}.{ext}", "w") as f:
         f.write(f"{time.time():.3f}")
-    say(f"{name} holds {gib} GiB at {time.time():.3f}")
+
+
+def holding(name, x, secs, what):
+    mark(name, "t")
+    say(f"{name} {what}holds {x.numel() / GiB:g} GiB at {time.time():.3f}")
     use(x, secs)
     say(f"{name} DONE usable")
     return 0
+
+
+def hold(name, gib, secs):
+    sees(name)
+    return holding(name, torch.empty(int(gib * GiB), dtype=torch.uint8, device="cuda"), secs, "")
 
 
 def rogue(name, gib, secs):
     with open("/proc/self/cmdline", "rb") as f:
         argv0 = f.read().split(b"\0")[0].decode(errors="replace")
-    with open(f"/tmp/e2e-{name}.c", "w") as f:
-        f.write(f"{time.time():.3f}")
+    mark(name, "c")
     x = torch.empty(int(gib * GiB), dtype=torch.uint8, device="cuda")
     torch.cuda.synchronize()
-    with open(f"/tmp/e2e-{name}.t", "w") as f:
-        f.write(f"{time.time():.3f}")
-    say(f"{name} pid {os.getpid()} argv0 {argv0} holds {gib} GiB at {time.time():.3f} (MPS pipe env {os.environ.get('CUDA_MPS_PIPE_DIRECTORY', '-')})")
-    use(x, secs)
-    say(f"{name} DONE usable")
-    return 0
+    return holding(name, x, secs, f"pid {os.getpid()} argv0 {argv0} (MPS pipe env {os.environ.get('CUDA_MPS_PIPE_DIRECTORY', '-')}) ")
 
 
 def group(name, n, gib, secs):
@@ -96,8 +98,7 @@ def group(name, n, gib, secs):
         if not any(p.is_alive() for p in ps):
             break
         time.sleep(0.02)
-    with open(f"/tmp/e2e-{name}.t", "w") as f:
-        f.write(f"{time.time():.3f}")
+    mark(name, "t")
     say(f"{name}: all {n} hold {gib} GiB at {time.time():.3f}")
     for p in ps:
         p.join()
