@@ -2,7 +2,6 @@ package io.mpshare.policing;
 
 import io.mpshare.policing.proc.ProcFs;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
@@ -22,15 +21,14 @@ import java.util.Set;
  *       daemon.</li>
  *   <li><b>Reuse.</b> A report is as old as the supervisor's last health check, and a status file outlives a
  *       supervisor that was killed. A PID counts only while the process that holds it started no later than the report
- *       ({@code at}, plus {@link #CLOCK_SLACK} for the boot time's whole seconds): a process that took a dead server's
- *       or daemon's PID afterwards is not vouched for, however long the report lies there.</li>
+ *       ({@code at}): a process that took a dead server's or daemon's PID afterwards is not vouched for, however long
+ *       the report lies there. No slack is needed: the start time read ({@link ProcFs#startedAt}) is never later than
+ *       the true one (the boot time is cut to whole seconds), so a process the report saw always passes, and one that
+ *       started more than a second after it never does.</li>
  *   <li>Everything else that holds a GPU outside MPS is {@code NOT_MPS}, whatever it calls itself.</li>
  * </ul>
  */
 final class ServerIdentity {
-    /** How far a process's start may follow its report and still be the one reported: {@code btime} is whole seconds. */
-    static final Duration CLOCK_SLACK = Duration.ofSeconds(2);
-
     private final ProcFs proc;
 
     ServerIdentity(ProcFs proc) { this.proc = Objects.requireNonNull(proc, "proc"); }
@@ -48,7 +46,7 @@ final class ServerIdentity {
 
     /** The process now holding {@code pid} is the one a report of {@code at} named: it already ran then. */
     private boolean reported(long pid, Instant at) {
-        return pid > 0 && proc.startedAt(pid).map(started -> !started.isAfter(at.plus(CLOCK_SLACK))).orElse(false);
+        return pid > 0 && proc.startedAt(pid).map(started -> !started.isAfter(at)).orElse(false);
     }
 
     /** One cycle's answer. */

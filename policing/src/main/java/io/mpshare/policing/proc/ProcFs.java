@@ -43,8 +43,9 @@ public final class ProcFs {
 
     /**
      * When the process started, wall-clock: {@code starttime} (field 22 of {@code /proc/<pid>/stat}, clock ticks since
-     * boot) after {@code btime} of {@code /proc/stat} (boot, whole seconds). Good to about a second: the boot time is
-     * cut to whole seconds and moves with the wall clock. Empty when the process is gone.
+     * boot) after {@code btime} of {@code /proc/stat} (boot, whole seconds). Never later than the true start, and at most
+     * about a second earlier: the boot time is cut to whole seconds (and follows steps of the wall clock). Empty when
+     * the process is gone.
      */
     public Optional<Instant> startedAt(long pid) {
         Optional<Long> ticks = statField(pid, 22);
