@@ -11,6 +11,7 @@ import io.mpshare.deviceplugin.health.DaemonProbe;
 import io.mpshare.deviceplugin.health.DaemonProbes;
 import io.mpshare.deviceplugin.policing.PolicingConfig;
 import io.mpshare.policing.ActionPolicy;
+import io.mpshare.policing.metrics.PolicerMetrics.PodSeries;
 import io.mpshare.nvml.FfmNvml;
 import io.mpshare.nvml.Nvml;
 import io.mpshare.nvml.NvmlException;
@@ -51,6 +52,7 @@ public final class DevicePluginCommand implements Callable<Integer> {
     @Option(names = "--police", defaultValue = "true", negatable = true, fallbackValue = "true", description = "run the per-pod GPU memory policer (default ${DEFAULT-VALUE}; --no-police: off)") boolean police;
     @Option(names = "--police-action", defaultValue = "terminate", description = "what the policer does about a pod over its limit or a rogue process: event, terminate or evict (default ${DEFAULT-VALUE})") String policeAction;
     @Option(names = "--police-interval", defaultValue = "1s", description = "the policer's sampling period: 1s, 500ms, PT2S (default ${DEFAULT-VALUE})") String policeInterval;
+    @Option(names = "--pod-metrics", description = "serve the per-pod and per-container series on /metrics (namespace, pod, container labels: they name every tenant's pods); only where a NetworkPolicy keeps the metrics port to the scrapers (the chart: networkPolicy.enabled)") boolean podMetrics;
     @Option(names = "--proc-root", defaultValue = "/proc", description = "the host's /proc, where GPU processes are mapped to pods (the DaemonSet runs with hostPID; default ${DEFAULT-VALUE})") Path procRoot;
     @Option(names = "--fake-gpus", paramLabel = "MIB[,MIB...]", description = "run without a GPU: fake GPUs of these sizes in MiB instead of NVML, "
             + "e.g. 12036,16384,81559, or 2x143771 for two H200s (docs/quickstart.md)") String fakeGpus;
@@ -66,7 +68,8 @@ public final class DevicePluginCommand implements Callable<Integer> {
                 .withRunDir(runDir, devShm);
         cfg = cfg.withPeriods(Duration.ofMillis(healthMs), cfg.endpointPeriod(), cfg.reconcileDelay());
         return cfg.withPolicing(PolicingConfig.defaults().withEnabled(police).withAction(ActionPolicy.parse(policeAction))
-                .withInterval(duration("--police-interval", policeInterval)).withProcRoot(procRoot));
+                .withInterval(duration("--police-interval", policeInterval)).withProcRoot(procRoot)
+                .withPodSeries(podMetrics ? PodSeries.INCLUDED : PodSeries.LEFT_OUT));
     }
 
     @Override public Integer call() throws Exception {

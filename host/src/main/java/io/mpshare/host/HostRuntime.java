@@ -42,7 +42,8 @@ import java.util.logging.Logger;
 
 /**
  * {@code mpshare host} wired by hand: real NVML (inventory and the policer's samples), the MPS supervisor
- * in-process, {@link HostService}, the policer with {@link ProcessTreeOwners}, the reaper, the API socket.
+ * in-process, {@link HostService}, the policer with {@link ProcessTreeOwners} and the supervisor's servers
+ * ({@link HostMpsServers}), the reaper, the API socket.
  * {@link #start} starts it all; {@link #close} (SIGTERM) stops the API, the policer and the daemon (left running
  * while clients are connected: their jobs stay in the state file), in that order.
  */
@@ -120,7 +121,8 @@ public final class HostRuntime implements AutoCloseable {
                 .orElse(Evictor.Result.GONE);
         Policer policer = Policer.builder()
                 .config(PolicerConfig.defaults(HostService.NODE).withPolicy(c.policy()).withPeriod(c.policerPeriod()))
-                .nvml(nvml).view(view).owners(hostOwners).daemons(MpsDaemons.of(control))
+                .nvml(nvml).view(view).owners(hostOwners).servers(new HostMpsServers(supervisor::status, control, InstantSource.system()))
+                .daemons(MpsDaemons.of(control))
                 .events(e -> { log.emit(e); recent.add(e); }).evictor(stopJob)
                 .clock(InstantSource.system()).executor(work).build();
 
