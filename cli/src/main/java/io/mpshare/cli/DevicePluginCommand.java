@@ -6,6 +6,7 @@ import io.mpshare.cli.kube.KubeOptions;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.deviceplugin.DevicePluginConfig;
 import io.mpshare.deviceplugin.DevicePluginNode;
+import io.mpshare.deviceplugin.DevicePluginPreflight;
 import io.mpshare.deviceplugin.NodeHttp;
 import io.mpshare.deviceplugin.health.DaemonProbe;
 import io.mpshare.deviceplugin.health.ProcStatLiveness;
@@ -61,6 +62,7 @@ public final class DevicePluginCommand implements Callable<Integer> {
     @Override public Integer call() throws Exception {
         if (nodeName == null || nodeName.isBlank())
             throw CliFailure.usage("no node name: pass --node-name or set NODE_NAME (fieldRef spec.nodeName)");
+        DevicePluginPreflight.of(pluginDir, metricsPort).check();   // another plugin or the port's holder: refuse before anything
         DevicePluginConfig cfg = DevicePluginConfig.defaults(nodeName).withUnit(MemoryUnit.parse(unit))
                 .withSockets(pluginDir, kubeletSocket != null ? kubeletSocket : pluginDir.resolve("kubelet.sock"), podResources)
                 .withRunDir(runDir, devShm);

@@ -1,6 +1,7 @@
 package io.mpshare.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.mpshare.mps.preflight.AlreadyRunning;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -62,6 +63,10 @@ public final class Main {
             }
             case java.io.IOException e -> {
                 cmd.getErr().println(name(cmd) + ": " + ioMessage(null, e));
+                return ExitCodes.FAILED;
+            }
+            case AlreadyRunning e -> {
+                cmd.getErr().println(name(cmd) + ": " + e.getMessage());
                 return ExitCodes.FAILED;
             }
             case KubernetesClientException e -> {

@@ -10,9 +10,11 @@ import io.mpshare.mps.ProcessMpsControl;
 import io.mpshare.mps.SupervisorConfig;
 import io.mpshare.mps.SupervisorHttp;
 import io.mpshare.mps.SupervisorMetrics;
+import io.mpshare.mps.SupervisorPreflight;
 import io.mpshare.mps.SupervisorSocketServer;
 import io.mpshare.mps.SupervisorStatus;
 import io.mpshare.mps.SupervisorStatusClient;
+import io.mpshare.mps.preflight.InstanceLock;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -84,18 +86,22 @@ public final class MpsControlCommand implements Callable<Integer> {
             System.err.println("mpshare mps-control: " + e.getMessage());
             return 2;
         }
+        int port = statusPort < 0 ? c.statusPort() : statusPort;
+        Path socketPath = socket != null ? socket : c.supervisorSocket(runDir);
+        InstanceLock claim = SupervisorPreflight.mpsControl(c, runDir, socketPath,   // the same colour twice: refuse before anything
+                port == 0 ? Optional.empty() : Optional.of(new InetSocketAddress(statusHost, port))).claim();
         ProcessMpsControl control = new ProcessMpsControl(new ProcessMpsControl.Config(bin, config.pipeDir(), config.logDir(), Duration.ofSeconds(commandTimeout)));
         ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("mps-supervisor").daemon().factory());
         SupervisorMetrics metrics = new SupervisorMetrics(c);
         MpsSupervisor supervisor = new MpsSupervisor(config, ProcessMpsControl.foregroundLauncher(bin), control, executor, InstantSource.system(), metrics);
-        int port = statusPort < 0 ? c.statusPort() : statusPort;
         SupervisorHttp http = port == 0 ? null : new SupervisorHttp(supervisor, metrics, new InetSocketAddress(statusHost, port));
-        SupervisorSocketServer api = new SupervisorSocketServer(supervisor, metrics, socket != null ? socket : c.supervisorSocket(runDir));
+        SupervisorSocketServer api = new SupervisorSocketServer(supervisor, metrics, socketPath);
         try {
             api.start();
         } catch (java.io.IOException e) {
             System.err.println("mpshare mps-control: cannot serve the supervisor socket " + api.socket() + ": " + e.getMessage());
             executor.shutdownNow();
+            claim.close();
             return 1;
         }
         CountDownLatch done = new CountDownLatch(1);
@@ -104,6 +110,7 @@ public final class MpsControlCommand implements Callable<Integer> {
             api.close();
             if (http != null) http.close();
             executor.shutdownNow();
+            claim.close();
             done.countDown();
         }, "mps-control-shutdown"));
         if (http != null) http.start();

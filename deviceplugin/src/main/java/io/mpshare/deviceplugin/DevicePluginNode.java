@@ -23,6 +23,7 @@ import io.mpshare.deviceplugin.kubelet.PodResourcesClient;
 import io.mpshare.deviceplugin.kubelet.ResourceServer;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
 import io.mpshare.deviceplugin.policing.NodePolicer;
+import io.mpshare.mps.preflight.InstanceLock;
 import io.mpshare.nvml.Nvml;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -57,6 +58,8 @@ public final class DevicePluginNode implements AutoCloseable {
     private final Reconciler reconciler;
     private final NodePolicer policer;
     private final PrometheusRegistry registry;
+    /** The plugin folder's lock ({@link DevicePluginPreflight}), held until {@link #close}. */
+    private InstanceLock claim;
 
     private DevicePluginNode(ScheduledExecutorService exec, java.util.concurrent.ExecutorService slow, EventLoopGroup group, NodePodCache pods, NodeView nodeView, HealthMonitor health,
                              PluginEndpoint memEndpoint, PluginEndpoint coreEndpoint, PodResourcesClient podResources,
@@ -97,6 +100,7 @@ public final class DevicePluginNode implements AutoCloseable {
     public static DevicePluginNode start(DevicePluginConfig cfg, Nvml nvml, java.util.function.Function<java.util.function.Supplier<String>, DaemonProbe> probeForColour,
                                          KubernetesClient client, InstantSource clock, boolean podFieldSelector, NodePolicer.Hooks policing)
             throws InterruptedException {
+        InstanceLock claim = DevicePluginPreflight.of(cfg.pluginDir(), 0).claim();   // refuses before anything changes
         NodeInventory hw = InventoryPublisher.readHardware(nvml, cfg.nodeName());
         if (hw.gpus().isEmpty()) throw new IllegalStateException("NVML lists no GPU on node " + cfg.nodeName() + ": nothing to share");
         var memCheck = DeviceCatalog.memory(hw, cfg.unit(), io.mpshare.deviceplugin.devices.HealthState.healthy());
@@ -177,7 +181,9 @@ public final class DevicePluginNode implements AutoCloseable {
         ceilings.start(exec, CeilingController.DEFAULT_PERIOD);
         exec.scheduleWithFixedDelay(() -> publishQuietly(publisher, monitor.current()), 60, 60, java.util.concurrent.TimeUnit.SECONDS);
         LOG.info("mpshare device plugin on node " + cfg.nodeName() + ": " + hw.gpus().size() + " GPU(s), gpu-mem in " + cfg.unit().symbol());
-        return new DevicePluginNode(exec, slow, group, pods, nodeView, monitor, mem, core, podResources, manager, reconciler, policer, policing.registry());
+        var node = new DevicePluginNode(exec, slow, group, pods, nodeView, monitor, mem, core, podResources, manager, reconciler, policer, policing.registry());
+        node.claim = claim;
+        return node;
     }
 
     private static void publishQuietly(InventoryPublisher p, io.mpshare.deviceplugin.devices.HealthState h) {
@@ -225,5 +231,6 @@ public final class DevicePluginNode implements AutoCloseable {
         pods.close();
         nodeView.close();
         group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+        claim.close();
     }
 }

@@ -15,6 +15,8 @@ import io.mpshare.mps.ProcessMpsControl;
 import io.mpshare.mps.SupervisorConfig;
 import io.mpshare.mps.SupervisorHttp;
 import io.mpshare.mps.SupervisorMetrics;
+import io.mpshare.mps.SupervisorPreflight;
+import io.mpshare.mps.preflight.InstanceLock;
 import io.mpshare.nvml.FfmNvml;
 import io.mpshare.nvml.Nvml;
 import io.mpshare.policing.ActionPolicy;
@@ -60,6 +62,8 @@ public final class HostRuntime {
     private HostRuntime() {}
 
     public static void run(Config c) throws Exception {
+        InstanceLock claim = SupervisorPreflight.host(c.runDir(),   // before an orphan daemon is quit
+                c.statusPort() > 0 ? Optional.of(new InetSocketAddress("127.0.0.1", c.statusPort())) : Optional.empty()).claim();
         Nvml nvml = openNvml();
         Path binary;
         try {
@@ -115,6 +119,7 @@ public final class HostRuntime {
             work.shutdownNow();
             supExec.shutdownNow();
             nvml.close();
+            claim.close();
             done.countDown();
         }, "host-shutdown"));
         if (http != null) http.start();
