@@ -90,11 +90,9 @@ public final class Main {
         return sb.toString();
     }
 
-    /** picocli's message and a hint, instead of the whole usage text. */
+    /** One line ({@link UsageErrors}): picocli's message, the nearest command or option, where to look; not the whole usage text. */
     private static final IParameterExceptionHandler USAGE_ERRORS = (ex, args) -> {
-        CommandLine cmd = ex.getCommandLine();
-        cmd.getErr().println(name(cmd) + ": " + ex.getMessage());
-        cmd.getErr().println("Try '" + name(cmd) + " --help' for the options.");
+        ex.getCommandLine().getErr().println(UsageErrors.line(ex));
         return ExitCodes.USAGE;
     };
 }
