@@ -17,45 +17,13 @@ import java.util.Map;
  * {@code down}/{@code status} from the pid files.
  *
  * <pre>DevCluster DIR [--nodes N] [--gpus G] [--api-port P] [--extender-port P]</pre>
+ * <p>The script first runs {@link DevClusterCheck} (options, binaries) from source, before it builds.
  */
 public final class DevCluster {
-    /** Command-line settings, validated. */
-    record Options(Path dir, int nodes, int gpus, int apiPort, int extenderPort) {
-        Options {
-            if (nodes < 0 || nodes > 500) throw new IllegalArgumentException("--nodes must be 0..500, got " + nodes);
-            if (gpus < 1 || gpus > 16) throw new IllegalArgumentException("--gpus must be 1..16, got " + gpus);
-        }
-
-        static Options parse(List<String> args) {
-            if (args.isEmpty()) throw new IllegalArgumentException("usage: DevCluster DIR [--nodes N] [--gpus G] [--api-port P] [--extender-port P]");
-            Path dir = Path.of(args.getFirst());
-            int nodes = 2, gpus = 8, api = 6443, ext = 0; // 0: a free port (39999 lies in Linux's ephemeral range)
-            for (int i = 1; i < args.size(); i++) {
-                String a = args.get(i);
-                String v = i + 1 < args.size() ? args.get(++i) : null;
-                if (v == null) throw new IllegalArgumentException(a + " needs a value");
-                int n;
-                try {
-                    n = Integer.parseInt(v);
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException(a + " takes a number, got '" + v + "'");
-                }
-                switch (a) {
-                    case "--nodes" -> nodes = n;
-                    case "--gpus" -> gpus = n;
-                    case "--api-port" -> api = n;
-                    case "--extender-port" -> ext = n;
-                    default -> throw new IllegalArgumentException("unknown option " + a + " (known: --nodes, --gpus, --api-port, --extender-port)");
-                }
-            }
-            return new Options(dir, nodes, gpus, api, ext);
-        }
-    }
-
     public static void main(String[] args) throws Exception {
-        Options o;
+        DevClusterOptions o;
         try {
-            o = Options.parse(List.of(args));
+            o = DevClusterOptions.parse(List.of(args));
         } catch (IllegalArgumentException e) {
             System.err.println("dev-cluster: " + e.getMessage());
             System.exit(2);
@@ -106,7 +74,7 @@ public final class DevCluster {
         System.exit(0);
     }
 
-    private static String busyPort(Options o) {
+    private static String busyPort(DevClusterOptions o) {
         for (int p : List.of(o.apiPort(), o.extenderPort()))
             if (p != 0 && ControlPlane.portOpen(p))
                 return "port " + p + " is in use (another dev-cluster? bin/dev-cluster status); choose others with --api-port/--extender-port";
@@ -127,7 +95,7 @@ public final class DevCluster {
         }
     }
 
-    private static void fail(Options o, String why) {
+    private static void fail(DevClusterOptions o, String why) {
         try {
             Files.writeString(o.dir().resolve("failed"), why + "\n");
         } catch (IOException ignored) {
