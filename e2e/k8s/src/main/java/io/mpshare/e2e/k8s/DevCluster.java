@@ -8,11 +8,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * {@code bin/dev-cluster}'s foreground part: starts the same control plane as the tests (etcd, kube-apiserver,
  * kube-controller-manager, the chart's RBAC), kube-scheduler with the chart's extender configuration, the extender,
- * and N fake GPU nodes; writes {@code DIR/kubeconfig} (admin), {@code DIR/pids} and {@code DIR/ready}; then runs
+ * and N fake GPU nodes (with a {@link PodFinisher}: no kubelet runs there); writes {@code DIR/kubeconfig} (admin),
+ * {@code DIR/pids} and {@code DIR/ready}; then runs
  * until SIGTERM, when its shutdown hook stops every process. The script puts it in the background and does
  * {@code down}/{@code status} from the pid files.
  *
@@ -40,6 +42,7 @@ public final class DevCluster {
             case Binaries.Missing m -> { fail(o, m.why()); yield null; }
         };
         Cluster cluster;
+        PodFinisher finisher = null;
         try {
             cluster = Cluster.start(bin, root, o.dir().resolve("run"), o.dir().resolve("logs"), o.apiPort(), Map.of());
         } catch (RuntimeException e) {
@@ -48,7 +51,9 @@ public final class DevCluster {
         }
         try {
             Path logs = o.dir().resolve("logs");
-            GpuNodes.createMany(cluster.client(), "gpu-node", o.nodes(), o.gpus(), Map.of());
+            var nodes = GpuNodes.createMany(cluster.client(), "gpu-node", o.nodes(), o.gpus(), Map.of());
+            // no kubelet on them: deleted pods are finished as kubelet would, else they stay Terminating and keep their GPU memory
+            finisher = PodFinisher.start(cluster.client(), nodes.stream().map(n -> n.getMetadata().getName()).collect(Collectors.toSet()));
             int port = o.extenderPort() == 0 ? ControlPlane.freePort() : o.extenderPort();
             var ext = cluster.components().extender("extender", port, List.of(), logs);
             cluster.components().scheduler("kube-scheduler", Components.SchedulerSettings.single(Names.SCHEDULER_NAME, ext.port()), logs);
@@ -68,6 +73,7 @@ public final class DevCluster {
         Runtime.getRuntime().addShutdownHook(new Thread(cluster::close));
         while (!Files.exists(stopFile)) Thread.sleep(250);
         System.err.println("dev-cluster: stopping");
+        if (finisher != null) finisher.close();
         cluster.close();
         Files.deleteIfExists(stopFile);
         System.err.println("dev-cluster: stopped");
