@@ -62,7 +62,6 @@ public final class DevicePluginCommand implements Callable<Integer> {
     @Override public Integer call() throws Exception {
         if (nodeName == null || nodeName.isBlank())
             throw CliFailure.usage("no node name: pass --node-name or set NODE_NAME (fieldRef spec.nodeName)");
-        DevicePluginPreflight.of(pluginDir, metricsPort).check();   // another plugin or the port's holder: refuse before anything
         DevicePluginConfig cfg = DevicePluginConfig.defaults(nodeName).withUnit(MemoryUnit.parse(unit))
                 .withSockets(pluginDir, kubeletSocket != null ? kubeletSocket : pluginDir.resolve("kubelet.sock"), podResources)
                 .withRunDir(runDir, devShm);
@@ -78,6 +77,7 @@ public final class DevicePluginCommand implements Callable<Integer> {
             default -> throw CliFailure.usage("--daemon-probe must be supervisor-socket, supervisor-socket-no-pid, status-file, status-file-no-pid or none, not '" + probeKind + "'");
         };
         FakeGpus fakes = fakeGpus == null ? null : FakeGpus.parse(fakeGpus, fakeGpuModel);
+        DevicePluginPreflight.of(pluginDir, metricsPort).check();   // another plugin or the port's holder: refuse before anything
         CountDownLatch closed = new CountDownLatch(1);
         try (KubernetesClient client = KubeConnector.system().connect(kube)) {
             Nvml nvml = openNvml(fakes);

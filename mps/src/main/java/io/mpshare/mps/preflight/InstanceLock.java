@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -82,6 +83,31 @@ public final class InstanceLock implements AutoCloseable {
             held.writePid();
             if (key != null) HELD.put(key, held);
             return new Acquired(held);
+        }
+    }
+
+    /**
+     * Who holds the lock, without taking it and without creating anything: no file is no holder. A shared lock is
+     * tried on a read-only descriptor and let go at once.
+     */
+    public static Optional<Held> holder(Path file) throws IOException {
+        if (!Files.exists(file)) return Optional.empty();
+        Object key = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+        synchronized (HELD) {
+            if (key != null && HELD.containsKey(key)) return Optional.of(new Held(file, OptionalLong.of(ProcessHandle.current().pid())));
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                FileLock l;
+                try {
+                    l = ch.tryLock(0, Long.MAX_VALUE, true);
+                } catch (OverlappingFileLockException e) {
+                    l = null;
+                }
+                if (l != null) {
+                    l.release();
+                    return Optional.empty();
+                }
+                return Optional.of(new Held(file, readPid(ch)));
+            }
         }
     }
 

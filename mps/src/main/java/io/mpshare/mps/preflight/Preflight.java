@@ -22,7 +22,8 @@ import java.util.Optional;
 /**
  * What one node agent must have to itself, checked before it changes anything: its lock file, the unix sockets it
  * serves (one that answers belongs to a live agent; one that does not is left from a crash and may be replaced), and
- * the TCP ports it listens on. {@link #claim} takes the lock for the agent's life; {@link #check} only looks. Either
+ * the TCP ports it listens on. {@link #claim} takes the lock for the agent's life; {@link #check} only looks and
+ * creates nothing. Either
  * refuses with {@link AlreadyRunning}, one line: what runs, which process holds what, what to do, and that nothing
  * was changed.
  *
@@ -54,11 +55,15 @@ public record Preflight(String agent, String advice, Path lock, List<Path> socke
         return a.lock().orElseThrow();
     }
 
-    /** The same checks, without keeping the lock. */
+    /** The same checks, without taking the lock and without creating anything. */
     public void check() {
-        Attempt a = attempt();
-        a.release();
-        Occupancy found = occupancy(a.held());
+        Optional<Held> held;
+        try {
+            held = InstanceLock.holder(lock);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the lock " + lock, e);
+        }
+        Occupancy found = occupancy(held);
         if (!found.isEmpty()) throw refusal(found);
     }
 

@@ -64,9 +64,11 @@ class InstanceLockIT {
         assertThat(holder.said()).isEqualTo("locked");
 
         assertThat(InstanceLock.tryAcquire(lock)).isEqualTo(new Held(lock, OptionalLong.of(holder.process().pid())));
+        assertThat(InstanceLock.holder(lock)).contains(new Held(lock, OptionalLong.of(holder.process().pid())));
 
         holder.process().destroyForcibly().waitFor();   // a crash: the kernel drops the lock, the file stays
         assertThat(lock).exists();
+        assertThat(InstanceLock.holder(lock)).isEmpty();
         try (InstanceLock mine = ((Acquired) InstanceLock.tryAcquire(lock)).lock()) {
             assertThat(Files.readString(lock).strip()).isEqualTo(Long.toString(ProcessHandle.current().pid()));
         }
@@ -77,6 +79,7 @@ class InstanceLockIT {
         InstanceLock first = ((Acquired) InstanceLock.tryAcquire(lock)).lock();
         try {
             assertThat(InstanceLock.tryAcquire(lock)).isEqualTo(new Held(lock, OptionalLong.of(ProcessHandle.current().pid())));
+            assertThat(InstanceLock.holder(lock)).contains(new Held(lock, OptionalLong.of(ProcessHandle.current().pid())));
             // the second attempt opened no descriptor of its own, so closing it could not drop the first one's lock
             assertThat(child(lock, false).said()).isEqualTo("held " + ProcessHandle.current().pid());
         } finally {

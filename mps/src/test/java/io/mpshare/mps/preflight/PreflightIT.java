@@ -80,6 +80,7 @@ class PreflightIT {
     @Test void nothingInUse_claimHoldsTheLock_checkDoesNot() throws Exception {
         var free = new Preflight.Port(new InetSocketAddress(freePort()), "--metrics-port");
         preflight(List.of(tmp.resolve("none.sock")), List.of(free)).check();
+        assertThat(tmp.resolve(".lock")).as("a check creates nothing").doesNotExist();
         try (InstanceLock held = preflight(List.of(), List.of(free)).claim()) {
             assertThat(Files.readString(held.file()).strip()).isEqualTo(Long.toString(ME));
         }
