@@ -6,6 +6,7 @@ import io.mpshare.cli.kube.KubeOptions;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.deviceplugin.DevicePluginConfig;
 import io.mpshare.deviceplugin.DevicePluginNode;
+import io.mpshare.deviceplugin.DevicePluginPreflight;
 import io.mpshare.deviceplugin.NodeHttp;
 import io.mpshare.deviceplugin.health.DaemonProbe;
 import io.mpshare.deviceplugin.health.DaemonProbes;
@@ -81,6 +82,7 @@ public final class DevicePluginCommand implements Callable<Integer> {
             throw CliFailure.usage(e.getMessage());
         }
         FakeGpus fakes = fakeGpus == null ? null : FakeGpus.parse(fakeGpus, fakeGpuModel);
+        DevicePluginPreflight.of(pluginDir, metricsPort).check();   // another plugin or the port's holder: refuse before anything
         CountDownLatch closed = new CountDownLatch(1);
         try (KubernetesClient client = KubeConnector.system().connect(kube)) {
             Nvml nvml = openNvml(fakes);

@@ -133,7 +133,7 @@ class CliErrorsIT {
     @Test void unknownOption_messageAndHintNotTheWholeUsage() {
         CliRun r = CliRun.of("inspect", "--kubecfg", "x");
         assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(r.errLines()).containsExactly("mpshare inspect: Unknown option: '--kubecfg'", "Try 'mpshare inspect --help' for the options.");
+        assertThat(r.errLines()).containsExactly("mpshare inspect: Unknown option: '--kubecfg'; did you mean --kubeconfig? ('mpshare inspect --help' lists the options)");
     }
 
     @Test void inspect_badOutput_oneLineUsage() {

@@ -29,6 +29,7 @@ import io.mpshare.deviceplugin.kubelet.ResourceServer;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
 import io.mpshare.deviceplugin.policing.NodePolicer;
 import io.mpshare.kube.node.NodeBookings;
+import io.mpshare.mps.preflight.InstanceLock;
 import io.mpshare.nvml.Nvml;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -73,6 +74,8 @@ public final class DevicePluginNode implements AutoCloseable {
     private final Reconciler reconciler;
     private final NodePolicer policer;
     private final PrometheusRegistry registry;
+    /** The plugin folder's lock ({@link DevicePluginPreflight}), held until {@link #close}. */
+    private InstanceLock claim;
 
     /**
      * What the agent talks to beyond its flags.
@@ -125,6 +128,7 @@ public final class DevicePluginNode implements AutoCloseable {
         Nvml nvml = io.nvml();
         KubernetesClient client = io.client();
         InstantSource clock = io.clock();
+        InstanceLock claim = DevicePluginPreflight.of(cfg.pluginDir(), 0).claim();   // refuses before anything changes
         NodeInventory hw = InventoryPublisher.readHardware(nvml, cfg.nodeName());
         if (hw.gpus().isEmpty()) throw new IllegalStateException("NVML lists no GPU on node " + cfg.nodeName() + ": nothing to share");
         var memCheck = DeviceCatalog.memory(hw, cfg.unit(), HealthState.healthy());
@@ -205,8 +209,10 @@ public final class DevicePluginNode implements AutoCloseable {
         ceilings.start(exec, CeilingController.DEFAULT_PERIOD);
         exec.scheduleWithFixedDelay(() -> publishQuietly(publisher, monitor.current()), 60, 60, TimeUnit.SECONDS);
         LOG.info("mpshare device plugin on node " + cfg.nodeName() + ": " + hw.gpus().size() + " GPU(s), gpu-mem in " + cfg.unit().symbol());
-        return new DevicePluginNode(exec, slow, group, pods, bookings, refusals, nodeView, monitor, mem, core, podResources, book, reconciler,
+        var node = new DevicePluginNode(exec, slow, group, pods, bookings, refusals, nodeView, monitor, mem, core, podResources, book, reconciler,
                 ceilings, policer, io.policing().registry());
+        node.claim = claim;
+        return node;
     }
 
     private static void publishQuietly(InventoryPublisher p, HealthState h) {
@@ -264,5 +270,6 @@ public final class DevicePluginNode implements AutoCloseable {
         pods.close();
         nodeView.close();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        claim.close();
     }
 }

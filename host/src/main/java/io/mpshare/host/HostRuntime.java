@@ -15,6 +15,8 @@ import io.mpshare.mps.ProcessMpsControl;
 import io.mpshare.mps.SupervisorConfig;
 import io.mpshare.mps.SupervisorHttp;
 import io.mpshare.mps.SupervisorMetrics;
+import io.mpshare.mps.SupervisorPreflight;
+import io.mpshare.mps.preflight.InstanceLock;
 import io.mpshare.nvml.FfmNvml;
 import io.mpshare.nvml.Nvml;
 import io.mpshare.policing.ActionPolicy;
@@ -66,9 +68,12 @@ public final class HostRuntime implements AutoCloseable {
     private final ScheduledExecutorService work;
     private final ScheduledExecutorService supExec;
     private final Nvml nvml;
+    /** The blue supervisor's lock of the run folder ({@link SupervisorPreflight}), held until {@link #close}. */
+    private final InstanceLock claim;
 
     private HostRuntime(ApiServer api, Policer policer, MpsSupervisor supervisor, SupervisorHttp http, ScheduledExecutorService work,
-                        ScheduledExecutorService supExec, Nvml nvml) {
+                        ScheduledExecutorService supExec, Nvml nvml, InstanceLock claim) {
+        this.claim = claim;
         this.api = api;
         this.policer = policer;
         this.supervisor = supervisor;
@@ -80,6 +85,8 @@ public final class HostRuntime implements AutoCloseable {
 
     /** Starts host mode; a missing GPU, NVML or MPS binary is a {@link StartException} a person can act on. */
     public static HostRuntime start(Config c) throws StartException, IOException {
+        InstanceLock claim = SupervisorPreflight.host(c.runDir(),   // before an orphan daemon is quit
+                c.statusPort() > 0 ? Optional.of(new InetSocketAddress("127.0.0.1", c.statusPort())) : Optional.empty()).claim();
         Nvml nvml = openNvml();
         Path binary;
         try {
@@ -140,7 +147,7 @@ public final class HostRuntime implements AutoCloseable {
         api.start();
         LOG.info("mpshare host: " + gpus.size() + " GPU(s) " + gpus.stream().map(g -> g.index() + "=" + g.model() + " " + g.totalMib() + " MiB").toList()
                 + ", driver " + nvml.driverVersion() + ", API on " + c.socket() + ", state " + c.stateFile() + ", MPS pipe " + sc.pipeDir());
-        return new HostRuntime(api, policer, supervisor, http, work, supExec, nvml);
+        return new HostRuntime(api, policer, supervisor, http, work, supExec, nvml, claim);
     }
 
     @Override public void close() {
@@ -151,6 +158,7 @@ public final class HostRuntime implements AutoCloseable {
         work.shutdownNow();
         supExec.shutdownNow();
         nvml.close();
+        claim.close();
     }
 
     static Nvml openNvml() throws StartException {
