@@ -69,7 +69,9 @@ public final class WebhookCommand implements Callable<Integer> {
     @Option(names = "--default-run-as-group", defaultValue = "-1", description = "runAsGroup set with --default-run-as-user (default: the same number)") long defaultRunAsGroup;
     @Option(names = "--client-uids", negatable = true, defaultValue = "true", fallbackValue = "true", arity = "0..1",
             description = "watch namespaces' " + Names.ANN_CLIENT_UID + " (a UID belongs to one namespace; strict namespaces only); --no-client-uids leaves UIDs to the pods") boolean clientUids;
-    @Option(names = "--threads", defaultValue = "8", description = "request threads (default ${DEFAULT-VALUE})") int threads;
+    @Option(names = "--threads", defaultValue = "8", description = "ignored: each request runs on a virtual thread of its own (kept for existing command lines)") int threads;
+    @Option(names = "--kubelet-root-dir", defaultValue = Names.KUBELET_DIR, description = "the kubelet's --root-dir on the nodes (repeatable):"
+            + " no judged pod may mount it as a host path (default ${DEFAULT-VALUE})") List<String> kubeletRootDirs = new ArrayList<>();
     @Mixin KubeOptions kube;
     @Option(names = "--reconcile-seconds", defaultValue = "60", description = "how often the caBundle and mounted certificate are checked (default ${DEFAULT-VALUE})") int reconcileSeconds;
 
@@ -79,13 +81,13 @@ public final class WebhookCommand implements Callable<Integer> {
         Set<String> allowedNs = new HashSet<>(allowed);
         allowedNs.add(ns);
         MemoryUnit memUnit = MemoryUnit.parse(unit);
+        var rules = new AdmissionRules(allowedNs, memUnit, reserveMib, Set.copyOf(acceptedSchedulers), kubeletRootDirs);
         boolean needsApi = certFile == null || largestGpuMib <= 0 || clientUids || !mutating.isEmpty() || !validating.isEmpty();
         // local files first: a missing mounted certificate is one line before any API call (CliErrorsIT)
         MountedCertificate mounted = certFile == null ? null : new MountedCertificate(certFile, keyFile, caFile);
         ServingCertificate mountedCert = mounted == null ? null : mounted.load();
         try (KubernetesClient client = needsApi ? KubeConnector.system().connect(kube) : null;
-             var scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("webhook-reconcile").factory());
-             var requests = Executors.newFixedThreadPool(threads, Thread.ofPlatform().daemon().name("webhook-", 0).factory())) {
+             var scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("webhook-reconcile").factory())) {
             Supplier<OptionalLong> largest;
             if (largestGpuMib > 0) largest = LargestGpu.fixed(largestGpuMib);
             else {
@@ -104,13 +106,12 @@ public final class WebhookCommand implements Callable<Integer> {
                     : new SecretCertificateStore(client, ns, tlsSecret, SelfSigned.serviceDnsNames(service, ns), InstantSource.system(),
                     Duration.ofDays(3650), Duration.ofDays(30)).obtain();
             KubernetesSerialization json = client != null ? client.getKubernetesSerialization() : new KubernetesSerialization();
-            var rules = new AdmissionRules(allowedNs, memUnit, reserveMib, Set.copyOf(acceptedSchedulers));
             var defaults = defaultRunAsUser <= 0 ? Optional.<SecurityDefaults>empty()
                     : Optional.of(new SecurityDefaults(defaultRunAsUser, defaultRunAsGroup < 0 ? defaultRunAsUser : defaultRunAsGroup));
             var admission = new PodAdmission(new PodValidator(rules), largest, schedulerName, json, defaults, uids);
             var patcher = client == null ? null : new CaBundlePatcher(client, mutating, validating, service, ns);
             if (patcher != null) patcher.patch(cert.caPem());
-            WebhookServer server = new WebhookServer(new InetSocketAddress(port), cert.sslContext(), admission, requests, json);
+            WebhookServer server = new WebhookServer(new InetSocketAddress(port), cert.sslContext(), admission, json);
             LOG.info("mpshare webhook serving on :" + server.port() + " (namespace " + ns + ", scheduler " + (schedulerName.isEmpty() ? "unchanged" : schedulerName) + ")");
             var current = new AtomicReference<>(cert);
             scheduler.scheduleWithFixedDelay(() -> reconcile(server, mounted, patcher, current), reconcileSeconds, reconcileSeconds, TimeUnit.SECONDS);
