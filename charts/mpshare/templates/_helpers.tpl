@@ -108,3 +108,8 @@ matchConditions:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end -}}
+
+{{/* A CEL list literal of single-quoted strings: ['a', 'b'] */}}
+{{- define "mpshare.celStrings" -}}
+[{{ range $i, $s := . }}{{ if $i }}, {{ end }}'{{ $s }}'{{ end }}]
+{{- end -}}

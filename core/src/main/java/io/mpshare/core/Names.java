@@ -52,12 +52,13 @@ public final class Names {
     public static final String MPS_COLOUR_GREEN = "green";
     public static final String MPS_COLOUR_DEFAULT = MPS_COLOUR_BLUE;
 
-    /** ACK gpushare v1 annotations, read so that pods placed by gpushare are accounted. */
-    public static final String ACK_GPU_MEM_IDX = "ALIYUN_COM_GPU_MEM_IDX";
-    public static final String ACK_GPU_MEM_POD = "ALIYUN_COM_GPU_MEM_POD";
-    public static final String ACK_GPU_MEM_DEV = "ALIYUN_COM_GPU_MEM_DEV";
-    public static final String ACK_GPU_MEM_ASSIGNED = "ALIYUN_COM_GPU_MEM_ASSIGNED";
-    public static final String ACK_GPU_MEM_ASSUME_TIME = "ALIYUN_COM_GPU_MEM_ASSUME_TIME";
+    /** ACK gpushare v1 annotations, read so that pods placed by gpushare are accounted; all begin {@link #ACK_ANNOTATION_PREFIX}. */
+    public static final String ACK_ANNOTATION_PREFIX = "ALIYUN_COM_GPU_MEM_";
+    public static final String ACK_GPU_MEM_IDX = ACK_ANNOTATION_PREFIX + "IDX";
+    public static final String ACK_GPU_MEM_POD = ACK_ANNOTATION_PREFIX + "POD";
+    public static final String ACK_GPU_MEM_DEV = ACK_ANNOTATION_PREFIX + "DEV";
+    public static final String ACK_GPU_MEM_ASSIGNED = ACK_ANNOTATION_PREFIX + "ASSIGNED";
+    public static final String ACK_GPU_MEM_ASSUME_TIME = ACK_ANNOTATION_PREFIX + "ASSUME_TIME";
 
     public static final int EXTENDER_PORT = 39999;
     public static final String EXTENDER_PREFIX = "/mpshare-scheduler";
