@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Burst benchmark under the real kube-scheduler (issue 12): kube-scheduler alone binding 120 pods that ask no GPU vs
+# Burst benchmark under the real kube-scheduler (docs/benchmarks.md): kube-scheduler alone binding 120 pods that ask no GPU vs
 # the 120-pod GPU burst through the extender, one run, same machine. Needs the e2e/k8s binaries (e2e/k8s/README.md).
 # Usage: bench/run-k8s-burst.sh   (builds e2e/k8s and the mpshare jar first unless MPSHARE_NO_BUILD is set)
 # MPSHARE_JAR=/path/to/mpshare.jar runs another extender (e.g. an older build, to compare back to back).

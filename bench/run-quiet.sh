@@ -97,7 +97,7 @@ if [ "$what" != allocate ]; then
   echo "| mix | GC | server | filters/s | p50 ms | p99 ms | p99.9 ms | GC pauses (measured window) | total ms | longest ms |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${summary[@]}"
-  echo "goal: >= 3000 filters/s and p99 <= 5 ms (issue 12)"
+  echo "goal: >= 3000 filters/s and p99 <= 5 ms (docs/benchmarks.md)"
 fi
 if [ "$what" != extender ]; then
   sock=$(mktemp -u /tmp/alloc.XXXX.sock)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check of the zero-downtime MPS daemon upgrade (issue 7, docs/upgrade.md), in one device call after
+# The GPU check of the zero-downtime MPS daemon upgrade (docs/upgrade.md), in one device call after
 # e2e/gpu/build-runtime.sh here (carry [".device"]). What upgrade-node does on a node, done by hand with the
 # real supervisor (`mpshare mps-control`) and real CUDA clients:
 #   1. blue supervisor up; two clients on blue (each capped, each holding memory and computing for 40 s)
@@ -85,7 +85,7 @@ printf '%-34s | %s\n' "green clients" "${R[green_clients]}"
 printf '%-34s | %s\n' "blue stops when drained" "${R[blue_quit]}"
 printf '%-34s | %s\n' "new client after blue is gone" "${R[after]}"
 
-# ---- multi-GPU ordinals (issue 4/6), only where the machine has two GPUs (nvidia-h200-x2) ----
+# ---- multi-GPU ordinals (host mode), only where the machine has two GPUs (nvidia-h200-x2) ----
 NG=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
 if [ "$NG" -ge 2 ]; then
   step "5. two GPUs: mpshare run --gpu-count 2 gets each GPU's cap at the right ordinal"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real-GPU check for issue 4's device plugin: the real MPS control daemon under the supervisor (`mpshare mps-control`,
+# Real-GPU check of the device plugin (docs/gpu-results.md): the real MPS control daemon under the supervisor (`mpshare mps-control`,
 # pipe dir /run/mpshare/blue/pipe), the device plugin (DevicePluginNode with FfmNvml) against a fake kubelet (real gRPC
 # over unix sockets in a temporary folder) and an in-memory API server (e2e/gpu/java-deviceplugin/DevicePluginDrive).
 # Two pods are admitted with the extender's allocation annotation (AllocationCodec): pod-a 7 GiB + 30% cores, pod-b

@@ -1,4 +1,4 @@
-"""Workloads for run-suite.sh (issue 6). Each prints one line per fact it checks; times are epoch seconds.
+"""Workloads for run-suite.sh (host mode). Each prints one line per fact it checks; times are epoch seconds.
 
   cap NAME REQ_GIB HOLD_S      under `mpshare run --gpu-mem REQ`: allocate 0.9*REQ (must work), then 1 GiB more (must fail); hold; check usable
   hold NAME GIB HOLD_S         allocate GIB and keep using it for HOLD_S (a neighbour, or a no-MPS rogue)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 on the GPU, node mode: the supervisor (`mpshare mps-control`, real nvidia-cuda-mps-control) + the device plugin
+# Isolation on the GPU in node mode (docs/gpu-results.md): the supervisor (`mpshare mps-control`, real nvidia-cuda-mps-control) + the device plugin
 # (DevicePluginNode with FfmNvml, the policer on, the ceiling controller) against a kubelet stand-in (FakeKubelet: real
 # gRPC on unix sockets) and an in-memory API server (e2e/gpu/java-deviceplugin/DevicePluginDrive), with every client in a
 # real runc container (e2e/gpu/ctr.py) given exactly the Allocate answer's env and mounts and the pod's UID, in a

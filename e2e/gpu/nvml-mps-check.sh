@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real-GPU check for issue 4's nvml and mps parts: FfmNvml against nvidia-smi and running processes;
+# Real-GPU check of the nvml and mps modules: FfmNvml against nvidia-smi and running processes;
 # ProcessMpsControl, MpsSupervisor and `mpshare mps-control` against the real nvidia-cuda-mps-control.
 # Run from the repo root on the GPU machine, after e2e/gpu/build-runtime.sh here, with carry [".device"].
 # It changes no GPU setting: it starts its own control daemon on a temporary pipe directory and quits it.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real-GPU suite for issue 6 (host mode), run in one device call after e2e/gpu/build-runtime.sh here (carry [".device"]):
+# The real-GPU suite for host mode (docs/gpu-results.md), run in one device call after e2e/gpu/build-runtime.sh here (carry [".device"]):
 #   0. throughput baselines without mpshare: 8 processes time-sliced, 8 under a raw MPS daemon (256² and 1024² fp32 matmul)
 #   1. `mpshare host` (real NVML, in-process supervisor, policer) + `mpshare ps`
 #   2. caps: three concurrent `mpshare run` jobs of 2, 5, 10 GiB allocate within and fail beyond
@@ -111,10 +111,10 @@ cp $E/state.json "$OUT/state.json" 2>/dev/null
 tar -C $E -czf "$OUT/job-logs.tgz" $(cd $E && ls *.log)
 
 if [ "${ISSUE4:-1}" = 1 ]; then
-  step "7. issue 4 check (nvml-mps-check.sh: FfmNvml vs nvidia-smi, supervisor, caps, live ceiling, daemon kill)"
-  mkdir -p "$E/issue4"; OUT="$E/issue4" timeout 150 bash e2e/gpu/nvml-mps-check.sh > /dev/null 2>&1
-  R[issue4]="$(grep -c 'CHECK ok' "$E/issue4/check.log" 2>/dev/null) CHECK ok, $(grep -c '^CHECK FAIL' "$E/issue4/check.log" 2>/dev/null) CHECK FAIL"
-  grep "CHECK" "$E/issue4/check.log"; tar -C "$E" -czf "$OUT/issue4-logs.tgz" issue4
+  step "7. nvml/mps check (nvml-mps-check.sh: FfmNvml vs nvidia-smi, supervisor, caps, live ceiling, daemon kill)"
+  mkdir -p "$E/nvmlmps"; OUT="$E/nvmlmps" timeout 150 bash e2e/gpu/nvml-mps-check.sh > /dev/null 2>&1
+  R[nvmlmps]="$(grep -c 'CHECK ok' "$E/nvmlmps/check.log" 2>/dev/null) CHECK ok, $(grep -c '^CHECK FAIL' "$E/nvmlmps/check.log" 2>/dev/null) CHECK FAIL"
+  grep "CHECK" "$E/nvmlmps/check.log"; tar -C "$E" -czf "$OUT/nvmlmps-logs.tgz" nvmlmps
 fi
 
 step "RESULTS"
@@ -130,7 +130,7 @@ printf '%-34s | %s\n' "well-behaved neighbour" "${R[neighbour]}"
 printf '%-34s | %s\n' "run while daemon down" "${R[down_run]}"
 printf '%-34s | %s\n' "daemon recovery" "${R[recovery]}"
 printf '%-34s | %s\n' "run after recovery" "${R[after]}"
-printf '%-34s | %s\n' "issue 4 nvml/mps check" "${R[issue4]:-not run}"
+printf '%-34s | %s\n' "nvml/mps check" "${R[nvmlmps]:-not run}"
 for n in 256 1024; do
   printf '%-34s | time-sliced %s, raw MPS %s, mpshare %s it/s; mpshare/raw %s, raw/time-sliced %s\n' "throughput ${n}x${n} fp32 (8 procs)" \
     "${R[tp_timesliced_$n]:-?}" "${R[tp_rawmps_$n]:-?}" "${R[tp_mpshare_$n]:-?}" "$(pct ${R[tp_mpshare_$n]:-0} ${R[tp_rawmps_$n]:-0})" "$(x ${R[tp_rawmps_$n]:-0} ${R[tp_timesliced_$n]:-0})"

@@ -22,8 +22,8 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Docs and CLI cannot drift: every {@code mpshare SUB} and {@code --flag} that README.md, docs/*.md and the modules'
- * README.md files show in code
+ * Docs and CLI cannot drift: every {@code mpshare SUB} and {@code --flag} that README.md, docs/*.md, docs/lab/*.md and
+ * the modules' README.md files show in code
  * exists in that subcommand's {@code --help} (hidden options do not count). A flag shown without a subcommand must be
  * an option of the page's own subcommand (named in its title) or, on other pages, of some subcommand; the few flags
  * of other tools that pages show on their own are listed below with their tool.
@@ -48,8 +48,11 @@ class DocsCliDriftTest {
     static List<Path> pages() throws IOException {
         Path root = root();
         List<Path> pages = new ArrayList<>(List.of(root.resolve("README.md")));
-        try (Stream<Path> docs = Files.list(root.resolve("docs"))) {
-            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+        for (String folder : List.of("docs", "docs/lab")) { // topic pages, and the lab notebook of the runs behind their figures
+            if (!Files.isDirectory(root.resolve(folder))) continue;
+            try (Stream<Path> docs = Files.list(root.resolve(folder))) {
+                docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
+            }
         }
         try (Stream<Path> modules = Files.list(root)) { // each module's README.md, and e2e/*/README.md
             modules.filter(Files::isDirectory).flatMap(d -> Stream.of(d.resolve("README.md")))

@@ -1,19 +1,37 @@
 package io.mpshare.core;
 
-/** Parses extended-resource amounts as Kubernetes writes them: non-negative whole numbers. */
+import java.util.OptionalLong;
+
+/**
+ * Reads extended-resource amounts ({@code aliyun.com/gpu-mem}, {@code aliyun.com/gpu-core.percentage}, the
+ * {@code aliyun.com/gpu-count} label, the context-reserve annotation) as Kubernetes writes them for mpshare: whole
+ * numbers without fraction or suffix. The one parser every reader of those amounts uses (the extender, the device
+ * plugin, {@code inspect}, the admission rules), so a spelling is accepted everywhere or nowhere.
+ */
 public final class Quantities {
     private Quantities() {}
 
-    /** Parses {@code text} as a whole number for {@code what}; the message says what to change otherwise. */
+    /**
+     * The whole number {@code text} spells (blanks around it allowed, a sign allowed), or empty when it is null,
+     * blank, a fraction, carries a suffix or does not fit a {@code long}.
+     */
+    public static OptionalLong whole(String text) {
+        if (text == null || text.isBlank()) return OptionalLong.empty();
+        try {
+            return OptionalLong.of(Long.parseLong(text.trim()));
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
+        }
+    }
+
+    /** Parses {@code text} as a non-negative whole number for {@code what}; the message says what to change otherwise. */
     public static long parseWhole(String what, String text) {
         if (text == null || text.isBlank()) throw new IllegalArgumentException(what + " is empty: give a whole number");
         String t = text.trim();
-        try {
-            long v = Long.parseLong(t);
-            if (v < 0) throw new IllegalArgumentException(what + " is " + t + ": it must not be negative");
-            return v;
-        } catch (NumberFormatException e) {
+        OptionalLong v = whole(t);
+        if (v.isEmpty())
             throw new IllegalArgumentException(what + " is '" + t + "': extended resources take whole numbers (e.g. 7), not fractions or suffixes");
-        }
+        if (v.getAsLong() < 0) throw new IllegalArgumentException(what + " is " + t + ": it must not be negative");
+        return v.getAsLong();
     }
 }

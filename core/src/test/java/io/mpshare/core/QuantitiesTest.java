@@ -4,6 +4,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.util.OptionalLong;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,5 +44,24 @@ class QuantitiesTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("gpu-mem")
                 .hasMessageContaining(fragment);
+    }
+
+    static Stream<Arguments> spellings() {
+        return Stream.of(
+                argumentSet("plain", "7", OptionalLong.of(7)),
+                argumentSet("blanks and sign", " +7 ", OptionalLong.of(7)),
+                argumentSet("negative", "-3", OptionalLong.of(-3)),
+                argumentSet("null", null, OptionalLong.empty()),
+                argumentSet("blank", " ", OptionalLong.empty()),
+                argumentSet("fraction", "1.5", OptionalLong.empty()),
+                argumentSet("binary suffix", "7Gi", OptionalLong.empty()),
+                argumentSet("exponent", "1e3", OptionalLong.empty()),
+                argumentSet("overflow", "9223372036854775808", OptionalLong.empty()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("spellings")
+    void whole_spelling_readOrEmpty(String text, OptionalLong expected) {
+        assertThat(Quantities.whole(text)).isEqualTo(expected);
     }
 }

@@ -1,9 +1,6 @@
 package io.mpshare.inspect;
 
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
@@ -11,16 +8,15 @@ import io.mpshare.core.codec.AllocationCodec;
 import io.mpshare.core.codec.InventoryCodec;
 import io.mpshare.core.codec.UsageCodec;
 import io.mpshare.core.ledger.Allocation;
-import io.mpshare.core.model.ContainerRequest;
 import io.mpshare.core.model.NodeInventory;
-import io.mpshare.core.model.PodInfo;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodLists;
 
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 
 /**
  * Reads the snapshot {@code inspect} reports on: nodes with a published inventory ({@code mpshare.io/gpus}) and the
@@ -55,22 +51,20 @@ public final class ClusterReader {
             problems.add("node " + onlyNode + " has published no GPU inventory (" + Names.ANN_NODE_GPUS + "): is the mpshare device plugin running there?");
         List<Allocation> allocations = new ArrayList<>();
         Map<PodKey, UsageCodec.PodUsage> usage = new HashMap<>();
-        for (Pod p : client.pods().inAnyNamespace().list().getItems()) {
-            String node = p.getSpec() == null ? null : p.getSpec().getNodeName();
-            if (node == null || !inventories.containsKey(node) || finished(p)) continue;
-            Map<String, String> ann = annotations(p.getMetadata().getAnnotations());
-            PodInfo info = podInfo(p);
-            switch (AllocationCodec.decode(info, ann, node, inventories.get(node), true, unit)) {
+        for (KubePod p : PodLists.all(client)) {
+            String node = p.nodeName();
+            if (node == null || !inventories.containsKey(node) || p.finished()) continue;
+            switch (p.booking(inventories.get(node), unit)) {
                 case AllocationCodec.Decoded.Found f -> allocations.add(f.allocation());
                 case AllocationCodec.Decoded.Malformed m -> problems.add(m.reason());
                 case AllocationCodec.Decoded.None none -> { continue; }
             }
-            String u = ann.get(Names.ANN_USAGE);
+            String u = p.annotations().get(Names.ANN_USAGE);
             if (u != null) {
                 try {
-                    usage.put(info.key(), UsageCodec.decode(u));
+                    usage.put(p.key(), UsageCodec.decode(u));
                 } catch (IllegalArgumentException e) {
-                    problems.add("pod " + info.key() + ": " + e.getMessage());
+                    problems.add("pod " + p.key() + ": " + e.getMessage());
                 }
             }
         }
@@ -82,30 +76,5 @@ public final class ClusterReader {
         return List.of(n);
     }
 
-    private static boolean finished(Pod p) {
-        String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-        return "Succeeded".equals(phase) || "Failed".equals(phase);
-    }
-
     private static Map<String, String> annotations(Map<String, String> a) { return a == null ? Map.of() : a; }
-
-    /** Just enough of the pod for the codec: its key and, for ACK-placed pods without a pod total, the app containers' memory. */
-    private PodInfo podInfo(Pod p) {
-        List<ContainerRequest> cs = new ArrayList<>();
-        if (p.getSpec().getContainers() != null)
-            for (Container c : p.getSpec().getContainers()) cs.add(ContainerRequest.app(c.getName(), memMib(c), 0));
-        return new PodInfo(PodKey.of(p.getMetadata().getNamespace(), p.getMetadata().getName()),
-                p.getMetadata().getUid(), cs, 1, OptionalLong.empty());
-    }
-
-    private long memMib(Container c) {
-        if (c.getResources() == null || c.getResources().getLimits() == null) return 0;
-        Quantity q = c.getResources().getLimits().get(Names.RESOURCE_GPU_MEM);
-        if (q == null) return 0;
-        try {
-            return unit.toMib(Long.parseLong(q.getAmount()));
-        } catch (RuntimeException e) {
-            return 0;
-        }
-    }
 }

@@ -7,7 +7,7 @@ import io.mpshare.core.policy.Evaluation;
 import io.mpshare.core.policy.FragmentationPolicy;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.core.policy.TaskMix;
-import io.mpshare.scheduler.host.HostAsk;
+import io.mpshare.kube.HostAsk;
 import io.mpshare.scheduler.host.HostRoom;
 
 import java.util.ArrayList;

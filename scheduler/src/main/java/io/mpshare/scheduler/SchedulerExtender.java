@@ -7,9 +7,10 @@ import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.core.policy.SpreadPolicy;
+import io.mpshare.kube.Fabric8PodApi;
+import io.mpshare.kube.PodLists;
 import io.mpshare.scheduler.bind.BindChecks;
 import io.mpshare.scheduler.bind.Binder;
-import io.mpshare.scheduler.bind.Fabric8PodApi;
 import io.mpshare.scheduler.cluster.ClusterView;
 import io.mpshare.scheduler.cluster.FailedBinds;
 import io.mpshare.scheduler.cluster.StaleRoomCheck;
@@ -55,7 +56,7 @@ public final class SchedulerExtender implements AutoCloseable {
             view.addNodeHandler(learned.host().nodeEvents());
             view.addPodHandler(learned.host().podEvents());
         }
-        var recheck = new StaleRoomCheck(ledger, node -> client.pods().inAnyNamespace().withField("spec.nodeName", node).list().getItems(),
+        var recheck = new StaleRoomCheck(ledger, node -> PodLists.onNode(client, node),
                 clock, config.recheckNodes(), Duration.ofSeconds(1));
         var metrics = new ExtenderMetrics(ledger);
         // preemption: priorities and nominated pods from the pod informer, victims per GPU, nominees' room held in filter

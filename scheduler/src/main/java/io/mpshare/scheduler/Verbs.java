@@ -7,6 +7,7 @@ import io.mpshare.core.model.PodInfo;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.PlacementEngine.FilterOutcome;
 import io.mpshare.core.policy.PlacementEngine.NodeScore;
+import io.mpshare.kube.PodFacts;
 
 import java.util.ArrayList;
 import java.util.List;

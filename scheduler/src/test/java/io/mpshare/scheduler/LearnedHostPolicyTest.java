@@ -6,6 +6,7 @@ import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.PlacementEngine.NodeScore;
 import io.mpshare.core.policy.TaskMix;
+import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.host.HostRoom;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
@@ -31,7 +32,7 @@ class LearnedHostPolicyTest {
     @Test void observe_podsWithRequests_mixEntriesCarryTheirCpuAndMemory() {
         var p = new LearnedFragmentationPolicy(false, host, LearnedFragmentationPolicy.PRIOR, 10, 4);
         for (int i = 0; i < 4; i++) {
-            host.applyPod(Pods.pod("p" + i).cpu(i < 3 ? "4" : "500m").memory("16Gi").build());
+            host.applyPod(KubePod.of(Pods.pod("p" + i).cpu(i < 3 ? "4" : "500m").memory("16Gi").build()));
             p.observe(PodKey.of("default", "p" + i), GpuDemand.simple(8_192, 0, 1, 512));
         }
         observeUnseen(p); // a pod the pod informer never showed: no CPU or memory
@@ -56,7 +57,7 @@ class LearnedHostPolicyTest {
         var policy = new LearnedFragmentationPolicy(false, host, mix, 1, Integer.MAX_VALUE);
         node("n1", "6");
         node("n2", "16");
-        host.applyPod(Pods.pod("p").cpu("3").memory("1Gi").build());
+        host.applyPod(KubePod.of(Pods.pod("p").cpu("3").memory("1Gi").build()));
         PodKey key = PodKey.of("default", "p");
         GpuDemand d = GpuDemand.simple(4_096, 0, 1, 512);
         var withHost = new PlacementEngine(ledger, policy);
@@ -66,7 +67,7 @@ class LearnedHostPolicyTest {
         assertThat(withHost.prioritize(d, both, key)).containsExactly(new NodeScore("n1", 0), new NodeScore("n2", PlacementEngine.MAX_SCORE));
         var gpuOnlyBefore = gpuOnly.prioritize(d, both, key);
 
-        host.applyPod(Pods.pod("big").cpu("12").on("n2").phase("Running").build()); // n2: 4 cores left, 1 after the pod
+        host.applyPod(KubePod.of(Pods.pod("big").cpu("12").on("n2").phase("Running").build())); // n2: 4 cores left, 1 after the pod
         host.applyNode(Nodes.node("n1").gpus(1, 16_384).allocatable("16", "64Gi").build());  // n1 resized: 13 after the pod
         assertThat(withHost.prioritize(d, both, key)).containsExactly(new NodeScore("n1", PlacementEngine.MAX_SCORE), new NodeScore("n2", 0));
         assertThat(gpuOnly.prioritize(d, both, key)).isEqualTo(gpuOnlyBefore);

@@ -8,10 +8,11 @@ import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.PlacementEngine.NodeScore;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodFacts;
 import io.mpshare.scheduler.bind.BindOutcome;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.FakePodApi;
-import io.mpshare.scheduler.cluster.PodTranslator;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,7 +43,7 @@ class PipelineHoldsTest {
 
     private PodFacts pod(String name) {
         api.put(Pods.pod(name).uid("u-" + name).gpuMem(10).build());
-        return PodTranslator.facts(api.pod(PodKey.of("default", name)));
+        return KubePod.of(api.pod(PodKey.of("default", name))).facts();
     }
 
     /** B's filter runs between A's prioritize and A's bind; where kube-scheduler then sends B is the top-scored node. */

@@ -1,6 +1,5 @@
 package io.mpshare.admission.review;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionRequest;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponse;
@@ -16,6 +15,7 @@ import io.mpshare.core.validation.PodValidator;
 import io.mpshare.core.validation.PodView;
 import io.mpshare.core.validation.Tenancy;
 import io.mpshare.core.validation.Violation;
+import io.mpshare.kube.ReviewedPod;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -84,9 +84,9 @@ public final class PodAdmission {
 
     public AdmissionReview validate(AdmissionReview review, Tenancy tenancy) {
         AdmissionRequest req = request(review);
-        Pod obj = pod(req);
-        if (obj == null) return answer(allowed(req).build());
-        PodView pod = PodViews.of(obj, req.getNamespace());
+        Optional<ReviewedPod> obj = ReviewedPod.of(req, json);
+        if (obj.isEmpty()) return answer(allowed(req).build());
+        PodView pod = obj.get().view();
         boolean ephemeral = EPHEMERAL_SUBRESOURCE.equals(req.getSubResource());
         if (!ephemeral && !creates(req)) return answer(allowed(req).build());
         List<Violation> violations = new ArrayList<>(ephemeral ? validator.validateEphemeral(pod, tenancy) : validator.validate(pod, largestGpuMib.get(), tenancy));
@@ -103,9 +103,9 @@ public final class PodAdmission {
 
     public AdmissionReview mutate(AdmissionReview review, Tenancy tenancy) {
         AdmissionRequest req = request(review);
-        Pod obj = pod(req);
-        if (obj == null || !creates(req) || req.getSubResource() != null && !req.getSubResource().isEmpty()) return answer(allowed(req).build());
-        PodView pod = PodViews.of(obj, req.getNamespace());
+        Optional<ReviewedPod> obj = ReviewedPod.of(req, json);
+        if (obj.isEmpty() || !creates(req) || req.getSubResource() != null && !req.getSubResource().isEmpty()) return answer(allowed(req).build());
+        PodView pod = obj.get().view();
         if (!PodValidator.asksSharedGpu(pod)) return answer(allowed(req).build());
         List<Map<String, Object>> ops = new ArrayList<>();
         String current = pod.schedulerName();
@@ -117,7 +117,7 @@ public final class PodAdmission {
             ops.add(op);
         }
         Optional<SecurityDefaults> user = tenancy != Tenancy.STRICT ? Optional.empty() : bound(pod.namespace()).or(() -> defaults);
-        if (user.isPresent() && obj.getSpec() != null) ops.addAll(user.get().ops(obj));
+        if (user.isPresent()) ops.addAll(user.get().ops(obj.get()));
         if (ops.isEmpty()) return answer(allowed(req).build());
         String patch = json.asJson(ops);
         return answer(allowed(req).withPatchType("JSONPatch")
@@ -167,16 +167,6 @@ public final class PodAdmission {
 
     /** CREATE, or no operation given (older test reviews). */
     private static boolean creates(AdmissionRequest req) { return req.getOperation() == null || "CREATE".equals(req.getOperation()); }
-
-    private Pod pod(AdmissionRequest req) {
-        Object obj = req.getObject();
-        if (obj instanceof Pod p) return p;
-        if (obj != null && req.getKind() != null && "Pod".equals(req.getKind().getKind()) && "".equals(nullToEmpty(req.getKind().getGroup())))
-            return json.convertValue(obj, Pod.class);
-        return null;
-    }
-
-    private static String nullToEmpty(String s) { return s == null ? "" : s; }
 
     private static AdmissionResponseBuilder allowed(AdmissionRequest req) {
         return new AdmissionResponseBuilder().withUid(req.getUid()).withAllowed(true);

@@ -1,9 +1,8 @@
 package io.mpshare.admission.review;
 
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodSecurityContext;
-import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.mpshare.core.validation.ContainerView;
+import io.mpshare.core.validation.SecurityView;
+import io.mpshare.kube.ReviewedPod;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,40 +27,40 @@ public record SecurityDefaults(long uid, long gid) {
     }
 
     /** The operations for {@code pod}, in the order they apply; empty when it already says everything. */
-    public List<Map<String, Object>> ops(Pod pod) {
+    public List<Map<String, Object>> ops(ReviewedPod pod) {
         List<Map<String, Object>> ops = new ArrayList<>();
-        PodSecurityContext sc = pod.getSpec().getSecurityContext();
-        if (sc == null) {
+        SecurityView sc = pod.view().security();
+        if (!pod.podSecurityContext()) {
             Map<String, Object> v = new LinkedHashMap<>();
             v.put("runAsUser", uid);
             v.put("runAsGroup", gid);
             v.put("runAsNonRoot", true);
             ops.add(add("/spec/securityContext", v));
         } else {
-            if (sc.getRunAsUser() == null) ops.add(add("/spec/securityContext/runAsUser", uid));
-            if (sc.getRunAsGroup() == null) ops.add(add("/spec/securityContext/runAsGroup", gid));
-            if (sc.getRunAsNonRoot() == null) ops.add(add("/spec/securityContext/runAsNonRoot", true));
+            if (sc.runAsUser() == null) ops.add(add("/spec/securityContext/runAsUser", uid));
+            if (sc.runAsGroup() == null) ops.add(add("/spec/securityContext/runAsGroup", gid));
+            if (sc.runAsNonRoot() == null) ops.add(add("/spec/securityContext/runAsNonRoot", true));
         }
-        noEscalation(ops, "initContainers", pod.getSpec().getInitContainers());
-        noEscalation(ops, "containers", pod.getSpec().getContainers());
+        List<ContainerView> init = new ArrayList<>(), app = new ArrayList<>();
+        for (ContainerView c : pod.view().containers()) if (!c.ephemeral()) (c.init() ? init : app).add(c);
+        noEscalation(ops, "initContainers", init, pod.initSecurityContexts());
+        noEscalation(ops, "containers", app, pod.containerSecurityContexts());
         return ops;
     }
 
-    private static void noEscalation(List<Map<String, Object>> ops, String list, List<Container> cs) {
-        if (cs == null) return;
+    private static void noEscalation(List<Map<String, Object>> ops, String list, List<ContainerView> cs, List<Boolean> present) {
         for (int i = 0; i < cs.size(); i++) {
-            SecurityContext sc = cs.get(i).getSecurityContext();
+            SecurityView sc = cs.get(i).security();
             String at = "/spec/" + list + "/" + i + "/securityContext";
-            if (sc == null) ops.add(add(at, Map.of("allowPrivilegeEscalation", false)));
+            if (!present.get(i)) ops.add(add(at, Map.of("allowPrivilegeEscalation", false)));
             // the API server refuses allowPrivilegeEscalation: false beside privileged or SYS_ADMIN; the validator says why instead
-            else if (sc.getAllowPrivilegeEscalation() == null && !Boolean.TRUE.equals(sc.getPrivileged()) && !addsSysAdmin(sc))
+            else if (sc.allowPrivilegeEscalation() == null && !cs.get(i).privileged() && !addsSysAdmin(sc))
                 ops.add(add(at + "/allowPrivilegeEscalation", false));
         }
     }
 
-    private static boolean addsSysAdmin(SecurityContext sc) {
-        if (sc.getCapabilities() == null || sc.getCapabilities().getAdd() == null) return false;
-        for (String c : sc.getCapabilities().getAdd())
+    private static boolean addsSysAdmin(SecurityView sc) {
+        for (String c : sc.capAdd())
             if (c.toUpperCase(Locale.ROOT).replaceFirst("^CAP_", "").equals("SYS_ADMIN")) return true;
         return false;
     }

@@ -1,5 +1,6 @@
 /**
- * The AdmissionReview v1 adapter: translates a v1.Pod into the core's {@code PodView}, runs the rules, and
- * answers allowed/denied with the reasons, or with a JSONPatch that sets {@code schedulerName}.
+ * The AdmissionReview v1 adapter: takes the pod of a review as the rules' {@code PodView} (read by
+ * {@code io.mpshare.kube.ReviewedPod}), runs the rules, and answers allowed/denied with the reasons, or with a
+ * JSONPatch that sets {@code schedulerName}.
  */
 package io.mpshare.admission.review;

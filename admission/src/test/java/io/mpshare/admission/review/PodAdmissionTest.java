@@ -9,6 +9,7 @@ import io.mpshare.core.Names;
 import io.mpshare.core.validation.AdmissionRules;
 import io.mpshare.core.validation.PodValidator;
 import io.mpshare.core.validation.Tenancy;
+import io.mpshare.kube.PodViews;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

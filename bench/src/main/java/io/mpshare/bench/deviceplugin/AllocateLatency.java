@@ -17,7 +17,6 @@ import io.mpshare.deviceplugin.allocation.AllocationManager;
 import io.mpshare.deviceplugin.allocation.AnswerBuilder;
 import io.mpshare.deviceplugin.allocation.AnswerLog;
 import io.mpshare.deviceplugin.allocation.MemoryHandler;
-import io.mpshare.deviceplugin.allocation.PodConversion;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateRequest;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateRequest;
 import io.mpshare.deviceplugin.api.v1beta1.DevicePluginGrpc;
@@ -26,6 +25,7 @@ import io.mpshare.deviceplugin.devices.DeviceIds;
 import io.mpshare.deviceplugin.devices.HealthState;
 import io.mpshare.deviceplugin.kubelet.ResourceServer;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
+import io.mpshare.kube.KubePod;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -160,7 +160,7 @@ public final class AllocateLatency {
                     .withNewSpec().withNodeName("n1").addToContainers(new ContainerBuilder().withName("main")
                             .withNewResources().addToLimits(Names.RESOURCE_GPU_MEM, new Quantity(Long.toString(units))).endResources().build())
                     .endSpec().withNewStatus().withPhase("Pending").endStatus().build();
-            var info = PodConversion.podInfo(pod, MemoryUnit.GIB);
+            var info = KubePod.of(pod).facts().toPodInfoLenient(MemoryUnit.GIB);
             var demand = ((DemandResolver.Resolution.Resolved) resolver.resolve(info)).demand();
             int g = i % gpus;
             var a = new Allocation(info.key(), uid, "n1", List.of(g), List.of(inv.gpu(g).uuid()), demand, t.plusMillis(i), Phase.BOUND);

@@ -13,11 +13,12 @@ import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.PlacementPolicy;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodApi;
 import io.mpshare.scheduler.LearnedFragmentationPolicy;
 import io.mpshare.scheduler.SchedulerExtender;
 import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.bind.Binder;
-import io.mpshare.scheduler.bind.PodApi;
 import io.mpshare.scheduler.http.ExtenderHttpServer;
 import io.mpshare.scheduler.http.Inspect;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
@@ -348,8 +349,7 @@ public final class ExtenderLoad {
 
     /** The benchmark never binds. */
     static final class NoApi implements PodApi {
-        @Override public io.fabric8.kubernetes.api.model.Pod get(PodKey pod) throws Failure { throw new Failure(0, "no API server in the benchmark"); }
+        @Override public KubePod get(PodKey pod) throws Failure { throw new Failure(0, "no API server in the benchmark"); }
         @Override public void bind(PodKey pod, String uid, String node, Map<String, String> a) throws Failure { throw new Failure(0, "no API server"); }
     }
-
 }

@@ -10,13 +10,13 @@ import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodFacts;
 import io.mpshare.scheduler.LearnedFragmentationPolicy;
 import io.mpshare.scheduler.PipelineHolds;
-import io.mpshare.scheduler.PodFacts;
 import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.cluster.ClusterView;
 import io.mpshare.scheduler.cluster.FailedBinds;
-import io.mpshare.scheduler.cluster.PodTranslator;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -108,9 +108,9 @@ public class ExtenderDecisionBenchmark {
             }
         fillCluster((long) (fill * totalMib));
         Pod p = pod("measured", new long[] {4000, 30, 1, 4000, 16384});
-        view.offer(p);
-        measured = PodTranslator.facts(p);
-        measuredKey = PodTranslator.key(p);
+        view.offer(KubePod.of(p));
+        measured = KubePod.of(p).facts();
+        measuredKey = KubePod.of(p).key();
         var plain = new PlacementEngine(ledger, policy.current()); // the same mix, no host CPU and memory
         gpuOnly = new Verbs(plain, resolver, MemoryUnit.MIB, new PipelineHolds(plain, clock, Duration.ofSeconds(5)));
     }
@@ -121,11 +121,11 @@ public class ExtenderDecisionBenchmark {
         for (int n = 0, misses = 0; booked < targetMib && misses < 200; n++) {
             long[] shape = PODS[rnd.nextInt(PODS.length)];
             Pod p = pod("fill-" + n, shape);
-            view.offer(p);
-            var facts = PodTranslator.facts(p);
+            view.offer(KubePod.of(p));
+            var facts = KubePod.of(p).facts();
             var fits = verbs.filter(facts, names).fits();
             verbs.prioritize(facts, fits);
-            PodKey key = PodTranslator.key(p);
+            PodKey key = KubePod.of(p).key();
             var held = ledger.allocation(key);
             if (held.isEmpty()) { misses++; continue; }
             Allocation a = held.get();
@@ -134,7 +134,7 @@ public class ExtenderDecisionBenchmark {
             p.getSpec().setNodeName(a.node());
             p.getMetadata().setAnnotations(new LinkedHashMap<>(AllocationCodec.encode(a.withPhase(Phase.BOUND), MemoryUnit.MIB)));
             p.getStatus().setPhase("Running");
-            view.offer(p);
+            view.offer(KubePod.of(p));
             booked += a.demand().chargeMib() * a.demand().gpuCount();
         }
     }

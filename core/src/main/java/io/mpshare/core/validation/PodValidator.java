@@ -2,6 +2,7 @@ package io.mpshare.core.validation;
 
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
+import io.mpshare.core.Quantities;
 import io.mpshare.core.model.ContainerRequest;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
@@ -251,14 +252,13 @@ public final class PodValidator {
         String text = c.amount(resource);
         if (text == null) return 0;
         String t = text.trim();
-        long v;
-        try {
-            v = Long.parseLong(t);
-        } catch (NumberFormatException e) {
+        OptionalLong read = Quantities.whole(t);
+        if (read.isEmpty()) {
             out.add(new Violation(Rule.AMOUNT, c.name(), "container " + c.name() + " asks " + resource + ": " + t
                     + ": write a whole number without fraction or suffix, such as 7"));
             return -1;
         }
+        long v = read.getAsLong();
         if (v <= 0) {
             out.add(new Violation(Rule.AMOUNT, c.name(), "container " + c.name() + " asks " + resource + ": " + t
                     + ": ask for at least 1, or remove " + resource + " from its resources"));

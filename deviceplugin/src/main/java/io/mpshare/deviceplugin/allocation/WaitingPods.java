@@ -8,6 +8,7 @@ import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.kube.KubePod;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -48,20 +49,21 @@ final class WaitingPods {
     void upserted(Pod pod) {
         String uid = pod.getMetadata().getUid();
         if (uid == null || stale(uid, pod.getMetadata().getResourceVersion())) return;
-        PodKey key = PodConversion.key(pod);
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-        if ("Succeeded".equals(phase) || "Failed".equals(phase) || pod.getMetadata().getDeletionTimestamp() != null) {
+        KubePod p = KubePod.of(pod);
+        PodKey key = p.key();
+        String phase = p.phase();
+        if (p.finished() || p.deleting()) {
             candidates.remove(uid);
-            if (!"Failed".equals(phase) && !"Succeeded".equals(phase)) return;   // terminating: keep what it holds known
+            if (!p.finished()) return;   // terminating: keep what it holds known
             forget(uid, key);
             return;
         }
         long seq = seqs.computeIfAbsent(uid, u -> next.incrementAndGet());
-        switch (PodConversion.decode(pod, hardware, unit)) {
+        switch (p.booking(hardware, unit)) {
             case Decoded.Found f -> found(uid, seq, f.allocation());
-            case Decoded.Malformed m -> unplaced(pod, seq, phase, m.reason());
+            case Decoded.Malformed m -> unplaced(p, seq, phase, m.reason());
             case Decoded.None n -> {
-                if (PodConversion.asksGpuMem(pod)) unplaced(pod, seq, phase, "pod " + key + " asks " + Names.RESOURCE_GPU_MEM
+                if (p.asksGpuMem()) unplaced(p, seq, phase, "pod " + key + " asks " + Names.RESOURCE_GPU_MEM
                         + " but carries no " + Names.ANN_ALLOCATION + ", so the mpshare scheduler extender did not place it");
                 else forget(uid, key);
             }
@@ -97,11 +99,11 @@ final class WaitingPods {
         return new io.mpshare.core.model.PodInfo(a.pod(), a.podUid(), cs, a.demand().gpuCount(), java.util.OptionalLong.empty());
     }
 
-    private void unplaced(Pod pod, long seq, String phase, String reason) {
-        String uid = pod.getMetadata().getUid();
-        known.remove(PodConversion.key(pod));
+    private void unplaced(KubePod pod, long seq, String phase, String reason) {
+        String uid = pod.uid();
+        known.remove(pod.key());
         if (phase != null && !"Pending".equals(phase)) { candidates.remove(uid); return; }
-        file(Candidate.unplaced(PodConversion.podInfo(pod, unit), unit, seq, reason));
+        file(Candidate.unplaced(pod.facts().toPodInfoLenient(unit), unit, seq, reason));
     }
 
     private void file(Candidate c) {
@@ -109,7 +111,7 @@ final class WaitingPods {
         candidates.put(c.uid(), c);
     }
 
-    void deleted(Pod pod) { forget(pod.getMetadata().getUid(), PodConversion.key(pod)); }
+    void deleted(Pod pod) { forget(pod.getMetadata().getUid(), KubePod.of(pod).key()); }
 
     private void forget(String uid, PodKey key) {
         candidates.remove(uid);

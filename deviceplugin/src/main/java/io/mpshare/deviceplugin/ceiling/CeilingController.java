@@ -5,8 +5,8 @@ import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.codec.AllocationCodec;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.model.NodeInventory;
-import io.mpshare.deviceplugin.allocation.PodConversion;
 import io.mpshare.deviceplugin.cluster.PodListener;
+import io.mpshare.kube.KubePod;
 import io.mpshare.mps.MpsException;
 import io.mpshare.mps.SupervisorStatus;
 
@@ -83,12 +83,12 @@ public final class CeilingController implements PodListener, AutoCloseable {
     @Override public void upserted(Pod pod) {
         String uid = pod.getMetadata().getUid();
         if (uid == null || uid.isBlank()) return;
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        KubePod p = KubePod.of(pod);
         boolean changed;
-        if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+        if (p.finished()) {
             changed = booked.remove(uid) != null;
         } else {
-            var a = AllocationCodec.found(PodConversion.decode(pod, inventory, unit));
+            var a = AllocationCodec.found(p.booking(inventory, unit));
             changed = a.isPresent() ? !a.get().equals(booked.put(uid, a.get())) : booked.remove(uid) != null;
         }
         if (changed) requestRound();

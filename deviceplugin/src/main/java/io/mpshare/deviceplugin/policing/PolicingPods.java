@@ -7,8 +7,8 @@ import io.mpshare.core.codec.AllocationCodec;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.deviceplugin.allocation.AllocationManager;
-import io.mpshare.deviceplugin.allocation.PodConversion;
 import io.mpshare.deviceplugin.cluster.PodListener;
+import io.mpshare.kube.KubePod;
 import io.mpshare.policing.LiveNodeView;
 import io.mpshare.policing.proc.ContainerIndex;
 
@@ -49,19 +49,19 @@ public final class PolicingPods implements PodListener, AllocationManager.Answer
     @Override public void upserted(Pod pod) {
         String uid = pod.getMetadata().getUid();
         if (uid == null || uid.isBlank()) return;
-        pods.put(uid, PodConversion.key(pod));
+        KubePod p = KubePod.of(pod);
+        pods.put(uid, p.key());
         if (pod.getStatus() != null) {
             index(uid, pod.getStatus().getInitContainerStatuses());
             index(uid, pod.getStatus().getContainerStatuses());
             index(uid, pod.getStatus().getEphemeralContainerStatuses());
         }
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-        if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
+        if (p.finished()) {
             view.remove(uid);
             decoded.remove(uid);
             answered.remove(uid);
         } else {
-            AllocationCodec.found(PodConversion.decode(pod, inventory, unit))
+            AllocationCodec.found(p.booking(inventory, unit))
                     .filter(a -> !a.podUid().isBlank())
                     .ifPresentOrElse(this::booked, () -> { decoded.remove(uid); view.remove(uid); });
         }

@@ -12,6 +12,7 @@ import io.mpshare.deviceplugin.devices.DeviceIds;
 import io.mpshare.deviceplugin.kubelet.ResourceHandler.AllocateRefused;
 import io.mpshare.deviceplugin.testkit.RecordingWrites;
 import io.mpshare.deviceplugin.testkit.TestPods;
+import io.mpshare.kube.KubePod;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -66,7 +67,7 @@ class AllocationManagerTest {
 
     Pod add(Pod p) {
         manager.upserted(p);
-        manager.allocationOf(PodConversion.key(p)).ifPresent(a -> R = a.demand().reserveMib());
+        manager.allocationOf(KubePod.of(p).key()).ifPresent(a -> R = a.demand().reserveMib());
         return p;
     }
 

@@ -5,8 +5,8 @@ import io.mpshare.core.codec.AllocationCodec;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.model.Gpu;
 import io.mpshare.core.model.NodeInventory;
-import io.mpshare.deviceplugin.allocation.PodConversion;
 import io.mpshare.deviceplugin.testkit.TestPods;
+import io.mpshare.kube.KubePod;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -22,7 +22,7 @@ class CeilingPlanTest {
 
     /** Reserve 512 MiB, as the case names say (the default is {@code Names.DEFAULT_CONTEXT_RESERVE_MIB}). */
     static Allocation booked(TestPods p) {
-        return AllocationCodec.found(PodConversion.decode(p.on("node-1").reserve(512).build(), INV, MemoryUnit.GIB)).orElseThrow();
+        return AllocationCodec.found(KubePod.of(p.on("node-1").reserve(512).build()).booking(INV, MemoryUnit.GIB)).orElseThrow();
     }
 
     record Case(String name, List<Allocation> booked, Map<Integer, Long> expected) {}

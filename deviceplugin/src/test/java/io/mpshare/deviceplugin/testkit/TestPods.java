@@ -11,7 +11,7 @@ import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.NodeInventory;
-import io.mpshare.deviceplugin.allocation.PodConversion;
+import io.mpshare.kube.KubePod;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -88,7 +88,7 @@ public final class TestPods {
         Pod pod = pb.build();
         Map<String, String> ann = new LinkedHashMap<>(annotations);
         if (placedOn != null) {
-            var info = PodConversion.podInfo(pod, unit);
+            var info = KubePod.of(pod).facts().toPodInfoLenient(unit);
             var res = new DemandResolver(reserve).resolve(info);
             if (!(res instanceof DemandResolver.Resolution.Resolved r)) throw new IllegalArgumentException("test pod does not resolve: " + res);
             var idx = new ArrayList<Integer>();

@@ -1,10 +1,11 @@
 package io.mpshare.scheduler.bind;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.Names;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.kube.KubePod;
 
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Which pods this extender's bind accepts: only pods of its own scheduler profile(s) that ask for a shared
@@ -24,13 +25,13 @@ public record BindChecks(Set<String> schedulerNames) {
     public static BindChecks any() { return new BindChecks(Set.of()); }
 
     /** A refusal for a pod of another scheduler, or null. */
-    String otherScheduler(PodKey key, Pod pod) {
+    String otherScheduler(PodKey key, KubePod pod) {
         if (schedulerNames.isEmpty()) return null;
-        String name = pod.getSpec() == null ? null : pod.getSpec().getSchedulerName();
-        if (name == null || name.isEmpty()) name = DEFAULT_SCHEDULER;
+        String name = pod.schedulerName();
+        if (name.isEmpty()) name = DEFAULT_SCHEDULER;
         if (schedulerNames.contains(name)) return null;
         return "pod " + key + " names schedulerName " + name + ", and this mpshare extender binds only pods of "
-                + String.join(" or ", new java.util.TreeSet<>(schedulerNames)) + " (--scheduler-name)";
+                + String.join(" or ", new TreeSet<>(schedulerNames)) + " (--scheduler-name)";
     }
 
     /** The refusal for a pod that asks no shared GPU. */

@@ -1,6 +1,5 @@
 package io.mpshare.scheduler.bind;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.codec.AllocationCodec;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.AssumeResult;
@@ -8,9 +7,10 @@ import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodApi;
 import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.cluster.FailedBinds;
-import io.mpshare.scheduler.cluster.PodTranslator;
 
 import java.lang.System.Logger.Level;
 import java.util.Optional;
@@ -87,13 +87,13 @@ public final class Binder {
     private BindOutcome attempt(PodKey key, String uid, String node, Allocation held) {
         Allocation mine = held; // the booking this call owns, to release on failure
         try {
-            Pod pod = pending.matching(key, uid); // the informer's copy of the pod kube-scheduler named, else a GET
+            KubePod pod = pending.matching(key, uid); // the informer's copy of the pod kube-scheduler named, else a GET
             if (pod == null) pod = api.get(key);
             BindOutcome early = preflight(key, uid, node, pod);
             if (early instanceof BindOutcome.Failed f) return release(mine, f);
             if (early != null) return early;
-            String podUid = PodTranslator.uid(pod);
-            var g = (Verbs.Need.Gpu) verbs.need(PodTranslator.facts(pod));
+            String podUid = pod.uid();
+            var g = (Verbs.Need.Gpu) verbs.need(pod.facts());
             Allocation booked;
             switch (verbs.engine().assume(key, podUid, node, g.demand())) {
                 case AssumeResult.Assumed a -> { booked = a.allocation(); mine = booked; }
@@ -115,20 +115,20 @@ public final class Binder {
     }
 
     /** The checks before booking: a failure, an answer for a pod already bound, or null to go on. */
-    private BindOutcome preflight(PodKey key, String uid, String node, Pod pod) {
+    private BindOutcome preflight(PodKey key, String uid, String node, KubePod pod) {
         if (pod == null) return new BindOutcome.Failed("pod_not_found", "pod " + key + " does not exist (deleted while it was being scheduled?)");
-        String podUid = PodTranslator.uid(pod);
+        String podUid = pod.uid();
         if (!uid.isEmpty() && !podUid.isEmpty() && !uid.equals(podUid))
             return new BindOutcome.Failed("uid_mismatch", "pod " + key + " now has UID " + podUid + ", not " + uid
                     + ": it was deleted and created again; kube-scheduler will schedule the new one");
         String other = checks.otherScheduler(key, pod);
         if (other != null) return new BindOutcome.Failed("not_ours", other);
-        String boundTo = PodTranslator.nodeName(pod);
+        String boundTo = pod.nodeName();
         if (boundTo != null) {
             if (!boundTo.equals(node)) return new BindOutcome.Failed("bound_elsewhere", "pod " + key + " is already bound to node " + boundTo + ", not " + node);
             return alreadyBound(key, pod, node);
         }
-        return switch (verbs.need(PodTranslator.facts(pod))) {
+        return switch (verbs.need(pod.facts())) {
             case Verbs.Need.Bad b -> new BindOutcome.Failed("bad_pod", b.reason());
             case Verbs.Need.None n -> new BindOutcome.Failed("not_ours", BindChecks.noGpu(key));
             case Verbs.Need.Gpu g -> null;
@@ -140,14 +140,14 @@ public final class Binder {
      * the API server wrote it, or a 409 of our own earlier attempt).
      */
     private BindOutcome afterBindingFailed(PodKey key, String node, Allocation booked, Allocation mine, PodApi.Failure f) {
-        Pod now;
+        KubePod now;
         try {
             now = api.get(key);
         } catch (PodApi.Failure again) {
             return release(mine, new BindOutcome.Failed("api_error", f.getMessage() + "; reading the pod back failed too (" + again.getMessage()
                     + "): if the Binding landed, the pod watch books it from the annotations it carried"));
         }
-        if (now != null && node.equals(PodTranslator.nodeName(now))) return confirmed(key, node, booked, true);
+        if (now != null && node.equals(now.nodeName())) return confirmed(key, node, booked, true);
         return release(mine, new BindOutcome.Failed("api_error", f.getMessage()));
     }
 
@@ -162,7 +162,7 @@ public final class Binder {
     }
 
     /** The pod is on {@code node} already: make sure the ledger knows its allocation, answer success. */
-    private BindOutcome alreadyBound(PodKey key, Pod pod, String node) {
+    private BindOutcome alreadyBound(PodKey key, KubePod pod, String node) {
         Optional<Allocation> have = ledger.allocation(key);
         if (have.isPresent() && have.get().node().equals(node)) {
             ledger.confirmBound(key, node);
@@ -170,8 +170,8 @@ public final class Binder {
         }
         NodeState s = ledger.node(node);
         try {
-            var info = PodTranslator.facts(pod).toPodInfo(verbs.unit());
-            var decoded = AllocationCodec.decode(info, PodTranslator.annotations(pod), node, s == null ? null : s.inventory(), true, verbs.unit());
+            var info = pod.info(verbs.unit());
+            var decoded = AllocationCodec.decode(info, pod.annotations(), node, s == null ? null : s.inventory(), true, verbs.unit());
             if (decoded instanceof AllocationCodec.Decoded.Found f) {
                 ledger.restore(f.allocation());
                 return new BindOutcome.Bound(f.allocation(), true);

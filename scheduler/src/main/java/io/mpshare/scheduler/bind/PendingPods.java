@@ -1,9 +1,8 @@
 package io.mpshare.scheduler.bind;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.mpshare.core.model.PodKey;
-import io.mpshare.scheduler.cluster.PodTranslator;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodEvents;
 
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -18,30 +17,26 @@ import java.util.concurrent.ConcurrentHashMap;
  * (UID precondition), for a pod already bound, and for a pod being deleted, and the bind then reads the pod back from
  * the API server before it decides.
  */
-public final class PendingPods implements ResourceEventHandler<Pod> {
-    private final ConcurrentHashMap<PodKey, Pod> pending = new ConcurrentHashMap<>();
+public final class PendingPods implements PodEvents {
+    private final ConcurrentHashMap<PodKey, KubePod> pending = new ConcurrentHashMap<>();
 
     /** Never has a pod: every bind reads from the API server (tests, tools without an informer). */
     public static PendingPods none() { return new PendingPods(); }
 
     /** The informer's copy of {@code key} when it is unbound and, if {@code uid} is given, has that UID; else null. */
-    public Pod matching(PodKey key, String uid) {
-        Pod p = pending.get(key);
-        if (p == null || (!uid.isEmpty() && !uid.equals(PodTranslator.uid(p)))) return null;
+    public KubePod matching(PodKey key, String uid) {
+        KubePod p = pending.get(key);
+        if (p == null || (!uid.isEmpty() && !uid.equals(p.uid()))) return null;
         return p;
     }
 
     public int size() { return pending.size(); }
 
-    @Override public void onAdd(Pod p) { apply(p); }
-
-    @Override public void onUpdate(Pod old, Pod p) { apply(p); }
-
-    @Override public void onDelete(Pod p, boolean unknownFinalState) { pending.remove(PodTranslator.key(p)); }
-
-    private void apply(Pod p) {
-        PodKey k = PodTranslator.key(p);
-        if (PodTranslator.nodeName(p) == null && p.getMetadata().getDeletionTimestamp() == null) pending.put(k, p);
+    @Override public void upserted(KubePod p) {
+        PodKey k = p.key();
+        if (p.nodeName() == null && !p.deleting()) pending.put(k, p);
         else pending.remove(k);
     }
+
+    @Override public void deleted(KubePod p) { pending.remove(p.key()); }
 }

@@ -1,7 +1,6 @@
 package io.mpshare.scheduler.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -16,6 +15,9 @@ import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodInfo;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodEvents;
+import io.mpshare.kube.PodInformer;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -57,11 +59,11 @@ public final class ClusterView implements AutoCloseable {
     private final Duration period;
     private final AtomicLong malformed = new AtomicLong();
     private SharedIndexInformer<Node> nodes;
-    private SharedIndexInformer<Pod> pods;
+    private PodInformer pods;
     private ScheduledFuture<?> expiry;
     private volatile boolean ready;
     /** Further pod handlers (preemption's {@code Nominations}), registered on the pod informer at {@link #start}. */
-    private final List<ResourceEventHandler<Pod>> podHandlers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<PodEvents> podHandlers = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Further node handlers (the default policy's host room), registered on the node informer at {@link #start}. */
     private final List<ResourceEventHandler<Node>> nodeHandlers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -98,17 +100,16 @@ public final class ClusterView implements AutoCloseable {
             @Override public void onUpdate(Node old, Node n) { applyNode(n); }
             @Override public void onDelete(Node n, boolean unknown) { removeNode(n); }
         });
-        pods = client.pods().inAnyNamespace().runnableInformer(0);
-        pods.addEventHandler(new ResourceEventHandler<>() {
-            @Override public void onAdd(Pod p) { applyPod(p); }
-            @Override public void onUpdate(Pod old, Pod p) { applyPod(p); }
-            @Override public void onDelete(Pod p, boolean unknown) { forgetPod(p); }
+        pods = new PodInformer(client);
+        pods.add(new PodEvents() {
+            @Override public void upserted(KubePod p) { applyPod(p); }
+            @Override public void deleted(KubePod p) { forgetPod(p); }
         });
-        for (ResourceEventHandler<Pod> h : podHandlers) pods.addEventHandler(h);
+        for (PodEvents h : podHandlers) pods.add(h);
         for (ResourceEventHandler<Node> h : nodeHandlers) nodes.addEventHandler(h);
         long deadline = System.nanoTime() + timeout.toNanos();
         var n = nodes.start().toCompletableFuture();
-        var p = pods.start().toCompletableFuture();
+        var p = pods.start();
         try {
             n.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             p.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -116,14 +117,14 @@ public final class ClusterView implements AutoCloseable {
             throw new IllegalStateException("the informers could not list nodes and pods: " + e.getCause(), e.getCause());
         }
         for (Node node : nodes.getStore().list()) applyNode(node);
-        for (Pod pod : pods.getStore().list()) applyPod(pod);
+        for (KubePod pod : pods.list()) applyPod(pod);
         expiry = scheduler.scheduleWithFixedDelay(this::expire, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
         ready = true;
-        LOG.log(Level.INFO, "cluster view ready nodes={0} pods={1} allocations={2}", String.valueOf(ledger.nodes().size()), String.valueOf(pods.getStore().list().size()), String.valueOf(ledger.allocations().size()));
+        LOG.log(Level.INFO, "cluster view ready nodes={0} pods={1} allocations={2}", String.valueOf(ledger.nodes().size()), String.valueOf(pods.size()), String.valueOf(ledger.allocations().size()));
     }
 
     /** Adds a handler the pod informer feeds as well (call before {@link #start}); it sees the first list as adds. */
-    public void addPodHandler(ResourceEventHandler<Pod> handler) { podHandlers.add(java.util.Objects.requireNonNull(handler, "handler")); }
+    public void addPodHandler(PodEvents handler) { podHandlers.add(java.util.Objects.requireNonNull(handler, "handler")); }
 
     /** Adds a handler the node informer feeds as well (call before {@link #start}); it sees the first list as adds. */
     public void addNodeHandler(ResourceEventHandler<Node> handler) { nodeHandlers.add(java.util.Objects.requireNonNull(handler, "handler")); }
@@ -138,9 +139,9 @@ public final class ClusterView implements AutoCloseable {
     }
 
     /** {@link #offer(Node)} for a pod. */
-    public void offer(Pod p) {
+    public void offer(KubePod p) {
         applyPod(p);
-        for (ResourceEventHandler<Pod> h : podHandlers) h.onAdd(p);
+        for (PodEvents h : podHandlers) h.upserted(p);
     }
 
     /** True once informers have synced and the ledger was rebuilt from them. */
@@ -172,26 +173,26 @@ public final class ClusterView implements AutoCloseable {
                 Names.NODE_LABEL_SCHEDULE, Names.NODE_LABEL_SCHEDULE_MPS);
     }
 
-    void applyPod(Pod p) {
-        PodKey key = PodTranslator.key(p);
-        if (PodTranslator.finished(p)) { forgetPod(p); return; }
-        var ann = PodTranslator.annotations(p);
+    void applyPod(KubePod p) {
+        PodKey key = p.key();
+        if (p.finished()) { forgetPod(p); return; }
+        var ann = p.annotations();
         if (!ann.containsKey(Names.ANN_ALLOCATION) && !ann.containsKey(Names.ACK_GPU_MEM_IDX)) {
             // a new pod that reuses the name of a deleted one: the old booking is gone with it
             Optional<Allocation> old = ledger.allocation(key);
-            String uid = PodTranslator.uid(p);
+            String uid = p.uid();
             if (old.isPresent() && !old.get().podUid().isEmpty() && !uid.isEmpty() && !old.get().podUid().equals(uid)) ledger.release(key);
             return;
         }
         PodInfo info;
         try {
-            info = PodTranslator.facts(p).toPodInfo(unit);
+            info = p.info(unit);
         } catch (RuntimeException e) {
             malformed.incrementAndGet();
             LOG.log(Level.WARNING, "pod={0} has an allocation but its GPU request is unreadable: {1}", key, e.getMessage());
             return;
         }
-        String node = PodTranslator.nodeName(p);
+        String node = p.nodeName();
         NodeState s = node == null ? null : ledger.node(node);
         switch (AllocationCodec.decode(info, ann, node, s == null ? null : s.inventory(), node != null, unit)) {
             case AllocationCodec.Decoded.Found f -> {
@@ -213,12 +214,12 @@ public final class ClusterView implements AutoCloseable {
         }
     }
 
-    void forgetPod(Pod p) {
-        PodKey key = PodTranslator.key(p);
-        if (!PodTranslator.finished(p)) failedBinds.forget(key);
+    void forgetPod(KubePod p) {
+        PodKey key = p.key();
+        if (!p.finished()) failedBinds.forget(key);
         Optional<Allocation> have = ledger.allocation(key);
         if (have.isEmpty()) return;
-        String uid = PodTranslator.uid(p);
+        String uid = p.uid();
         if (!uid.isEmpty() && !have.get().podUid().isEmpty() && !uid.equals(have.get().podUid())) return;
         ledger.release(key);
         LOG.log(Level.INFO, "pod={0} node={1} released mib={2}", key, have.get().node(), Long.toString(have.get().demand().chargeMib()));
@@ -233,15 +234,15 @@ public final class ClusterView implements AutoCloseable {
     }
 
     boolean stillWanted(Allocation a) {
-        Pod p = pods.getStore().getByKey(a.pod().namespace() + "/" + a.pod().name());
-        if (p == null || PodTranslator.finished(p)) return false;
-        String uid = PodTranslator.uid(p);
+        KubePod p = pods.get(a.pod());
+        if (p == null || p.finished()) return false;
+        String uid = p.uid();
         if (!a.podUid().isEmpty() && !uid.isEmpty() && !a.podUid().equals(uid)) return false;
-        String node = PodTranslator.nodeName(p);
+        String node = p.nodeName();
         if (node != null) return node.equals(a.node());
         // pending: wanted only while its allocation annotation still names this node (a bind that
         // died between PATCH and Binding); a bind that failed and cleaned up leaves no annotation
-        String ann = PodTranslator.annotations(p).get(Names.ANN_ALLOCATION);
+        String ann = p.annotations().get(Names.ANN_ALLOCATION);
         return ann != null && ann.contains(";node=" + a.node() + ";");
     }
 

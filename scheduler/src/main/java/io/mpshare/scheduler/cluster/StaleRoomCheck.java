@@ -1,11 +1,11 @@
 package io.mpshare.scheduler.cluster;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.kube.KubePod;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -41,7 +41,7 @@ public final class StaleRoomCheck {
 
     /** The pods the API server has bound to one node now (a consistent read). */
     public interface NodePods {
-        List<Pod> onNode(String node) throws Exception;
+        List<KubePod> onNode(String node) throws Exception;
     }
 
     private final Ledger ledger;
@@ -87,15 +87,14 @@ public final class StaleRoomCheck {
         return released;
     }
 
-    private int reconcile(String node, NodeState s, List<Pod> pods) {
-        Map<PodKey, Pod> live = new HashMap<>();
-        for (Pod p : pods) live.put(PodTranslator.key(p), p);
+    private int reconcile(String node, NodeState s, List<KubePod> pods) {
+        Map<PodKey, KubePod> live = new HashMap<>();
+        for (KubePod p : pods) live.put(p.key(), p);
         int released = 0;
         for (Allocation a : s.pods().values()) {
             if (a.phase() == Phase.ASSUMED) continue;
-            Pod p = live.get(a.pod());
-            boolean gone = p == null || PodTranslator.finished(p)
-                    || (!a.podUid().isEmpty() && !PodTranslator.uid(p).isEmpty() && !a.podUid().equals(PodTranslator.uid(p)));
+            KubePod p = live.get(a.pod());
+            boolean gone = p == null || p.finished() || (!a.podUid().isEmpty() && !p.uid().isEmpty() && !a.podUid().equals(p.uid()));
             if (!gone) continue;
             var cur = ledger.allocation(a.pod());
             if (cur.isPresent() && cur.get().samePlacement(a) && cur.get().phase() != Phase.ASSUMED) {

@@ -1,7 +1,6 @@
 package io.mpshare.scheduler.host;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.mpshare.core.Names;
 import io.mpshare.core.ledger.Allocation;
@@ -10,7 +9,9 @@ import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.Evaluation;
 import io.mpshare.core.policy.FragmentationPolicy;
-import io.mpshare.scheduler.cluster.PodTranslator;
+import io.mpshare.kube.HostAsk;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodEvents;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -84,11 +85,10 @@ public final class HostRoom {
     }
 
     /** The pod informer's events (every pod: pending ones for their asks, bound ones for their nodes). */
-    public ResourceEventHandler<Pod> podEvents() {
-        return new ResourceEventHandler<>() {
-            @Override public void onAdd(Pod p) { applyPod(p); }
-            @Override public void onUpdate(Pod old, Pod p) { applyPod(p); }
-            @Override public void onDelete(Pod p, boolean unknown) { forgetPod(p); }
+    public PodEvents podEvents() {
+        return new PodEvents() {
+            @Override public void upserted(KubePod p) { applyPod(p); }
+            @Override public void deleted(KubePod p) { forgetPod(p); }
         };
     }
 
@@ -106,10 +106,10 @@ public final class HostRoom {
         if (e != null) e.room = e.room.withAlloc(UNKNOWN, UNKNOWN);
     }
 
-    public synchronized void applyPod(Pod p) {
-        PodKey key = PodTranslator.key(p);
-        if (PodTranslator.finished(p)) { forget(key); return; }
-        Seen now = new Seen(PodTranslator.uid(p), HostAsk.of(p), PodTranslator.nodeName(p));
+    public synchronized void applyPod(KubePod p) {
+        PodKey key = p.key();
+        if (p.finished()) { forget(key); return; }
+        Seen now = new Seen(p.uid(), p.hostAsk(), p.nodeName());
         Seen before = pods.put(key, now);
         if (now.equals(before)) return; // a status update: nothing of ours changed
         if (before != null && before.node() != null && !before.node().equals(now.node())) unbind(key, before.node());
@@ -119,10 +119,10 @@ public final class HostRoom {
         }
     }
 
-    public synchronized void forgetPod(Pod p) {
-        PodKey key = PodTranslator.key(p);
+    public synchronized void forgetPod(KubePod p) {
+        PodKey key = p.key();
         Seen s = pods.get(key);
-        String uid = PodTranslator.uid(p);
+        String uid = p.uid();
         if (s != null && !uid.isEmpty() && !s.uid().isEmpty() && !uid.equals(s.uid())) return; // an older pod of that name
         forget(key);
     }

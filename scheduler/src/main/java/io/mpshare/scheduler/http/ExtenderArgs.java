@@ -1,6 +1,6 @@
 package io.mpshare.scheduler.http;
 
-import io.mpshare.scheduler.PodFacts;
+import io.mpshare.kube.PodFacts;
 
 import java.util.List;
 import java.util.Map;

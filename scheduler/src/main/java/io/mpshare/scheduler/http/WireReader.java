@@ -2,7 +2,7 @@ package io.mpshare.scheduler.http;
 
 import io.mpshare.core.Names;
 import io.mpshare.core.ledger.FitIndex;
-import io.mpshare.scheduler.PodFacts;
+import io.mpshare.kube.PodFacts;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;

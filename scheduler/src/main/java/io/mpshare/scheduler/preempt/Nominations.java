@@ -1,18 +1,18 @@
 package io.mpshare.scheduler.preempt;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.NominatedHold.Nominee;
-import io.mpshare.scheduler.cluster.PodTranslator;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodEvents;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -25,7 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * nominee while it is pending, not being deleted, and names a nominated node; it stops being one when it
  * binds, finishes, is deleted or the scheduler clears the nomination.
  */
-public final class Nominations implements ResourceEventHandler<Pod> {
+public final class Nominations implements PodEvents {
     /** A pod's UID and priority. */
     record Seen(String uid, int priority) {}
 
@@ -43,12 +43,26 @@ public final class Nominations implements ResourceEventHandler<Pod> {
         this.unit = unit;
     }
 
-    @Override public void onAdd(Pod p) { apply(p); }
+    @Override public void upserted(KubePod p) {
+        PodKey key = p.key();
+        int prio = p.priority();
+        seen.put(key, new Seen(p.uid(), prio));
+        String node = p.nominatedNodeName();
+        boolean nominee = node != null && p.nodeName() == null && !p.deleting() && !p.finished();
+        GpuDemand demand = nominee ? demand(p) : null;
+        if (demand == null) {
+            unNominate(key);
+            if (p.nodeName() != null || p.finished()) decided.remove(key);
+            return;
+        }
+        String before = nominatedTo.put(key, node);
+        if (before != null && !before.equals(node)) removeFrom(before, key);
+        Nominee n = withGpus(new Nominee(key, prio, demand, List.of()), node);
+        byNode.computeIfAbsent(node, k -> new ConcurrentHashMap<>()).put(key, n);
+    }
 
-    @Override public void onUpdate(Pod old, Pod p) { apply(p); }
-
-    @Override public void onDelete(Pod p, boolean unknown) {
-        PodKey key = PodTranslator.key(p);
+    @Override public void deleted(KubePod p) {
+        PodKey key = p.key();
         seen.remove(key);
         decided.remove(key);
         unNominate(key);
@@ -70,7 +84,7 @@ public final class Nominations implements ResourceEventHandler<Pod> {
     public boolean any() { return !nominatedTo.isEmpty(); }
 
     /** Nodes with a nominated pod now. */
-    public java.util.Set<String> nodes() { return byNode.keySet(); }
+    public Set<String> nodes() { return byNode.keySet(); }
 
     /** The pods nominated to {@code node} that {@code pod} (of {@code priority}) must leave room for: equal or higher priority, not itself. */
     public List<Nominee> heldAgainst(String node, PodKey pod, int priority) {
@@ -88,34 +102,15 @@ public final class Nominations implements ResourceEventHandler<Pod> {
         if (node != null) byNode.computeIfPresent(node, (k, m) -> { m.computeIfPresent(pod, (p, n) -> withGpus(n, node)); return m; });
     }
 
-    void apply(Pod p) {
-        PodKey key = PodTranslator.key(p);
-        Integer prio = p.getSpec() == null ? null : p.getSpec().getPriority();
-        seen.put(key, new Seen(PodTranslator.uid(p), prio == null ? 0 : prio));
-        String node = p.getStatus() == null ? null : p.getStatus().getNominatedNodeName();
-        boolean nominee = node != null && !node.isEmpty() && PodTranslator.nodeName(p) == null
-                && p.getMetadata().getDeletionTimestamp() == null && !PodTranslator.finished(p);
-        GpuDemand demand = nominee ? demand(p) : null;
-        if (demand == null) {
-            unNominate(key);
-            if (PodTranslator.nodeName(p) != null || PodTranslator.finished(p)) decided.remove(key);
-            return;
-        }
-        String before = nominatedTo.put(key, node);
-        if (before != null && !before.equals(node)) removeFrom(before, key);
-        Nominee n = withGpus(new Nominee(key, prio == null ? 0 : prio, demand, List.of()), node);
-        byNode.computeIfAbsent(node, k -> new ConcurrentHashMap<>()).put(key, n);
-    }
-
     private Nominee withGpus(Nominee n, String node) {
         Map<String, List<Integer>> d = decided.get(n.pod());
         List<Integer> gpus = d == null ? null : d.get(node);
         return gpus == null ? n : new Nominee(n.pod(), n.priority(), n.demand(), gpus);
     }
 
-    private GpuDemand demand(Pod p) {
+    private GpuDemand demand(KubePod p) {
         try {
-            return switch (resolver.resolve(PodTranslator.facts(p).toPodInfo(unit))) {
+            return switch (resolver.resolve(p.info(unit))) {
                 case DemandResolver.Resolution.Resolved r -> r.demand();
                 default -> null;
             };

@@ -5,7 +5,7 @@ import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.policy.VictimSelection;
-import io.mpshare.scheduler.PodFacts;
+import io.mpshare.kube.PodFacts;
 import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.http.WireException;
 import io.mpshare.scheduler.http.WireReader;

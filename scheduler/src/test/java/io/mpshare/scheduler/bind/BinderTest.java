@@ -8,6 +8,7 @@ import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.scheduler.Verbs;
 import io.mpshare.testing.Nodes;
@@ -95,7 +96,7 @@ class BinderTest {
         var out = binder.bind("default", "p", "u1", "n1");
         assertThat(out).isInstanceOfSatisfying(BindOutcome.Failed.class, f -> assertThat(f.message()).contains("500"));
         assertThat(ledger.allocations()).isEmpty();
-        assertThat(io.mpshare.scheduler.cluster.PodTranslator.annotations(api.pod(P))).doesNotContainKey(Names.ANN_ALLOCATION);
+        assertThat(KubePod.of(api.pod(P)).annotations()).doesNotContainKey(Names.ANN_ALLOCATION);
         assertThat(api.pod(P).getSpec().getNodeName()).isNull();
     }
 
@@ -176,7 +177,7 @@ class BinderTest {
         var pending = new PendingPods();
         var b = new Binder(ledger, verbs, api, BindChecks.any(), new io.mpshare.scheduler.cluster.FailedBinds(), pending);
         api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
-        pending.onAdd(api.pod(P));
+        pending.upserted(KubePod.of(api.pod(P)));
         api.getFailures.set(1); // a read would fail
         assertThat(b.bind("default", "p", "u1", "n1")).isInstanceOf(BindOutcome.Bound.class);
         assertThat(api.pod(P).getMetadata().getAnnotations()).containsKey(Names.ANN_ALLOCATION);
@@ -186,7 +187,7 @@ class BinderTest {
     @Test void bind_informerHasAnotherUid_readsTheApiServer() {
         var pending = new PendingPods();
         var b = new Binder(ledger, verbs, api, BindChecks.any(), new io.mpshare.scheduler.cluster.FailedBinds(), pending);
-        pending.onAdd(Pods.pod("p").uid("old").gpuMem(15).build());
+        pending.upserted(KubePod.of(Pods.pod("p").uid("old").gpuMem(15).build()));
         api.put(Pods.pod("p").uid("new").gpuMem(7).build());
         assertThat(b.bind("default", "p", "new", "n1")).isInstanceOf(BindOutcome.Bound.class);
         assertThat(ledger.node("n1").allocatedMib()).isEqualTo(7 * 1024 + 512);
@@ -197,12 +198,12 @@ class BinderTest {
         var pending = new PendingPods();
         var b = new Binder(ledger, verbs, api, BindChecks.any(), new io.mpshare.scheduler.cluster.FailedBinds(), pending);
         api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
-        pending.onAdd(api.pod(P));
+        pending.upserted(KubePod.of(api.pod(P)));
         assertThat(b.bind("default", "p", "u1", "n1")).isInstanceOf(BindOutcome.Bound.class);
         assertThat(pending.matching(P, "u1")).as("informer not caught up").isNotNull();
         assertThat(b.bind("default", "p", "u1", "n1")).isInstanceOfSatisfying(BindOutcome.Bound.class, x -> assertThat(x.already()).isTrue());
         assertThat(ledger.node("n1").allocatedMib()).isEqualTo(7 * 1024 + 512);
-        pending.onUpdate(null, api.pod(P));
+        pending.upserted(KubePod.of(api.pod(P)));
         assertThat(pending.matching(P, "u1")).as("bound pods leave").isNull();
     }
 
@@ -222,10 +223,10 @@ class BinderTest {
      */
     @Test void bind_afterInterruptedBind_ownAssumedBookingDoesNotBlockThePod() {
         api.put(Pods.pod("p").uid("u1").gpuMem(15).build());
-        var demand = ((Verbs.Need.Gpu) verbs.need(io.mpshare.scheduler.cluster.PodTranslator.facts(api.pod(P)))).demand();
+        var demand = ((Verbs.Need.Gpu) verbs.need(KubePod.of(api.pod(P)).facts())).demand();
         ledger.restore(new io.mpshare.core.ledger.Allocation(P, "u1", "n2", java.util.List.of(0), java.util.List.of("GPU-n2-0"), demand, clock.instant(), Phase.ASSUMED));
 
-        var fits = verbs.filter(io.mpshare.scheduler.cluster.PodTranslator.facts(api.pod(P)), java.util.List.of("n2")).fits();
+        var fits = verbs.filter(KubePod.of(api.pod(P)).facts(), java.util.List.of("n2")).fits();
         assertThat(fits).containsExactly("n2");
         assertThat(binder.bind("default", "p", "u1", "n2")).isInstanceOf(BindOutcome.Bound.class);
         assertThat(ledger.node("n2").allocatedMib()).isEqualTo(15 * 1024 + 512);

@@ -11,9 +11,9 @@ import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.scheduler.Verbs;
-import io.mpshare.scheduler.cluster.PodTranslator;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.Test;
@@ -74,10 +74,10 @@ class ConcurrentBindIT {
                 boolean done = false;
                 for (int attempt = 0; attempt < 50 && !done; attempt++) {
                     Pod pod = api.pod(k);
-                    var fit = verbs.filter(PodTranslator.facts(pod), names).fits();
+                    var fit = verbs.filter(KubePod.of(pod).facts(), names).fits();
                     if (fit.isEmpty()) { refused.add(k); done = true; break; }
                     String node = fit.get(ThreadLocalRandom.current().nextInt(fit.size()));
-                    if (binder.bind(k.namespace(), k.name(), PodTranslator.uid(pod), node) instanceof BindOutcome.Bound) done = true;
+                    if (binder.bind(k.namespace(), k.name(), KubePod.of(pod).uid(), node) instanceof BindOutcome.Bound) done = true;
                 }
                 assertThat(done).as("pod %s neither bound nor refused", k).isTrue();
             }
@@ -94,9 +94,9 @@ class ConcurrentBindIT {
         for (int n = 0; n < NODES; n++) rebuilt.upsertNode(Nodes.node("node-" + n).gpus(GPUS, GPU_MIB).inventory());
         int bound = 0;
         for (Pod p : api.all().values()) {
-            PodKey k = PodTranslator.key(p);
-            String node = PodTranslator.nodeName(p);
-            var ann = PodTranslator.annotations(p);
+            PodKey k = KubePod.of(p).key();
+            String node = KubePod.of(p).nodeName();
+            var ann = KubePod.of(p).annotations();
             if (node == null) {
                 assertThat(refused).as("unbound pod %s was not refused", k).contains(k);
                 assertThat(ann).isEmpty();
@@ -104,7 +104,7 @@ class ConcurrentBindIT {
                 continue;
             }
             bound++;
-            var info = PodTranslator.facts(p).toPodInfo(MemoryUnit.GIB);
+            var info = KubePod.of(p).facts().toPodInfo(MemoryUnit.GIB);
             var d = AllocationCodec.decode(info, ann, node, rebuilt.node(node).inventory(), true, MemoryUnit.GIB);
             assertThat(d).as("pod %s", k).isInstanceOf(AllocationCodec.Decoded.Found.class);
             Allocation fromApi = ((AllocationCodec.Decoded.Found) d).allocation();
@@ -122,7 +122,7 @@ class ConcurrentBindIT {
 
         // binding the same pods again, concurrently, is answered idempotently
         Map<PodKey, String> someBound = new HashMap<>();
-        for (Pod p : api.all().values()) if (PodTranslator.nodeName(p) != null && someBound.size() < 64) someBound.put(PodTranslator.key(p), PodTranslator.nodeName(p));
+        for (Pod p : api.all().values()) if (KubePod.of(p).nodeName() != null && someBound.size() < 64) someBound.put(KubePod.of(p).key(), KubePod.of(p).nodeName());
         var again = Executors.newFixedThreadPool(THREADS);
         List<Future<BindOutcome>> outs = new ArrayList<>();
         for (var e : someBound.entrySet()) for (int r = 0; r < 2; r++)

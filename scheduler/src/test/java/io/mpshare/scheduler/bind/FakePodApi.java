@@ -3,6 +3,8 @@ package io.mpshare.scheduler.bind;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodApi;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -44,9 +46,10 @@ public final class FakePodApi implements PodApi {
 
     private static PodKey key(Pod p) { return PodKey.of(p.getMetadata().getNamespace(), p.getMetadata().getName()); }
 
-    @Override public Pod get(PodKey pod) throws Failure {
+    @Override public KubePod get(PodKey pod) throws Failure {
         if (getFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) throw new Failure(503, "read pod " + pod + ": API server answered 503 (injected)");
-        return pods.get(pod); // stored pods are never changed in place: every write stores a new object
+        Pod p = pods.get(pod); // stored pods are never changed in place: every write stores a new object
+        return p == null ? null : KubePod.of(p);
     }
 
     @Override public void bind(PodKey pod, String uid, String node, Map<String, String> annotations) throws Failure {

@@ -10,6 +10,7 @@ import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
+import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
@@ -49,7 +50,7 @@ class ClusterViewTest {
 
     @Test void applyPod_ourAnnotation_bound_restoredAsBound() {
         view.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
-        view.applyPod(annotated(alloc("n1", 1, clock.instant(), Phase.ASSUMED), "n1"));
+        view.applyPod(KubePod.of(annotated(alloc("n1", 1, clock.instant(), Phase.ASSUMED), "n1")));
         assertThat(ledger.allocation(P)).get().satisfies(a -> {
             assertThat(a.phase()).isEqualTo(Phase.BOUND);
             assertThat(a.gpuIndices()).containsExactly(1);
@@ -59,26 +60,26 @@ class ClusterViewTest {
 
     @Test void applyPod_ackAnnotation_counted() {
         view.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
-        view.applyPod(Pods.pod("p").uid("u1").gpuMem(4).on("n1").annotation(Names.ACK_GPU_MEM_IDX, "0").annotation(Names.ACK_GPU_MEM_POD, "4").build());
+        view.applyPod(KubePod.of(Pods.pod("p").uid("u1").gpuMem(4).on("n1").annotation(Names.ACK_GPU_MEM_IDX, "0").annotation(Names.ACK_GPU_MEM_POD, "4").build()));
         assertThat(ledger.node("n1").allocatedMib(0)).isEqualTo(4 * 1024);
     }
 
     @Test void applyPod_finished_releases_deleteOfOtherUid_ignored() {
         view.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
         Pod pod = annotated(alloc("n1", 0, clock.instant(), Phase.BOUND), "n1");
-        view.applyPod(pod);
-        view.forgetPod(Pods.pod("p").uid("someone-else").build());
+        view.applyPod(KubePod.of(pod));
+        view.forgetPod(KubePod.of(Pods.pod("p").uid("someone-else").build()));
         assertThat(ledger.allocation(P)).isPresent();
         pod.getStatus().setPhase("Succeeded");
-        view.applyPod(pod);
+        view.applyPod(KubePod.of(pod));
         assertThat(ledger.allocation(P)).isEmpty();
         assertThat(ledger.node("n1").allocatedMib()).isZero();
     }
 
     @Test void applyPod_sameNameNewUidWithoutAnnotation_releasesOldBooking() {
         view.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
-        view.applyPod(annotated(alloc("n1", 0, clock.instant(), Phase.BOUND), "n1"));
-        view.applyPod(Pods.pod("p").uid("u2").gpuMem(7).build());
+        view.applyPod(KubePod.of(annotated(alloc("n1", 0, clock.instant(), Phase.BOUND), "n1")));
+        view.applyPod(KubePod.of(Pods.pod("p").uid("u2").gpuMem(7).build()));
         assertThat(ledger.allocation(P)).isEmpty();
     }
 
@@ -89,14 +90,14 @@ class ClusterViewTest {
         clock.advance(Duration.ofSeconds(5));
         // the binder has just assumed the pod on n2; the watch now delivers the annotation of an earlier attempt on n1
         ledger.assume(P, "u1", "n2", GpuDemand.simple(7 * 1024, 0, 1, 512), new BinpackPolicy());
-        view.applyPod(annotated(alloc("n1", 0, old, Phase.ASSUMED), null));
+        view.applyPod(KubePod.of(annotated(alloc("n1", 0, old, Phase.ASSUMED), null)));
         assertThat(ledger.allocation(P)).get().extracting(Allocation::node).isEqualTo("n2");
         assertThat(ledger.node("n1").allocatedMib()).isZero();
     }
 
     @Test void applyPod_malformedAnnotation_countedNotBooked() {
         view.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
-        view.applyPod(Pods.pod("p").uid("u1").gpuMem(7).on("n1").annotation(Names.ANN_ALLOCATION, "v1;node=n1;gpus=x").build());
+        view.applyPod(KubePod.of(Pods.pod("p").uid("u1").gpuMem(7).on("n1").annotation(Names.ANN_ALLOCATION, "v1;node=n1;gpus=x").build()));
         assertThat(ledger.allocation(P)).isEmpty();
         assertThat(view.malformedAllocations()).isEqualTo(1);
     }
@@ -109,16 +110,16 @@ class ClusterViewTest {
         Allocation first = alloc("n1", 0, clock.instant(), Phase.ASSUMED);
         failed.released(first);
 
-        v.applyPod(annotated(first, null));
+        v.applyPod(KubePod.of(annotated(first, null)));
         assertThat(ledger.allocation(P)).isEmpty();
 
         clock.advance(Duration.ofSeconds(2)); // a later bind of the same pod: its echo counts
         Allocation second = alloc("n1", 1, clock.instant(), Phase.ASSUMED);
-        v.applyPod(annotated(second, null));
+        v.applyPod(KubePod.of(annotated(second, null)));
         assertThat(ledger.allocation(P)).get().extracting(Allocation::gpuIndices).isEqualTo(List.of(1));
 
         ledger.release(P); // and a pod found bound is always booked, whatever failed before
-        v.applyPod(annotated(first, "n1"));
+        v.applyPod(KubePod.of(annotated(first, "n1")));
         assertThat(ledger.allocation(P)).get().extracting(Allocation::phase).isEqualTo(Phase.BOUND);
     }
 }

@@ -6,6 +6,7 @@ import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
@@ -26,7 +27,7 @@ class StaleRoomCheckTest {
     /** The API server's pods per node: what a consistent list with spec.nodeName=N answers. */
     private final Map<String, List<Pod>> api = new HashMap<>();
     private final List<String> listed = new ArrayList<>();
-    private final StaleRoomCheck check = new StaleRoomCheck(ledger, node -> { listed.add(node); return api.getOrDefault(node, List.of()); },
+    private final StaleRoomCheck check = new StaleRoomCheck(ledger, node -> { listed.add(node); return KubePod.all(api.getOrDefault(node, List.of())); },
             clock, 2, Duration.ofSeconds(1));
 
     private void book(String pod, String uid, String node, Phase phase) {

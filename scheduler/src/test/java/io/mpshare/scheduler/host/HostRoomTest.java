@@ -7,6 +7,8 @@ import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.FragmentationPolicy;
+import io.mpshare.kube.HostAsk;
+import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
@@ -34,10 +36,10 @@ class HostRoomTest {
 
     @Test void left_allocatableMinusBoundPods_pendingAndFinishedNotCounted() {
         node("n1", "16", "64Gi");
-        room.applyPod(Pods.pod("a").cpu("2").memory("4Gi").on("n1").phase("Running").build());
-        room.applyPod(Pods.pod("b").cpu("500m").memory("512Mi").on("n1").phase("Running").build());
-        room.applyPod(Pods.pod("pending").cpu("8").memory("8Gi").build());
-        room.applyPod(Pods.pod("done").cpu("4").memory("1Gi").on("n1").phase("Succeeded").build());
+        room.applyPod(KubePod.of(Pods.pod("a").cpu("2").memory("4Gi").on("n1").phase("Running").build()));
+        room.applyPod(KubePod.of(Pods.pod("b").cpu("500m").memory("512Mi").on("n1").phase("Running").build()));
+        room.applyPod(KubePod.of(Pods.pod("pending").cpu("8").memory("8Gi").build()));
+        room.applyPod(KubePod.of(Pods.pod("done").cpu("4").memory("1Gi").on("n1").phase("Succeeded").build()));
         NodeState s = ledger.node("n1");
         assertThat(room.cpuLeft(s, null)).isEqualTo(16_000 - 2_500);
         assertThat(room.memoryLeft(s, null)).isEqualTo(65_536 - 4_608);
@@ -48,23 +50,23 @@ class HostRoomTest {
         node("n1", "16", "64Gi");
         node("n2", "8", "32Gi");
         var a = Pods.pod("a").uid("u1").cpu("2").memory("4Gi").on("n1").phase("Running");
-        room.applyPod(a.build());
-        room.applyPod(Pods.pod("b").uid("u2").cpu("3").on("n1").phase("Running").build());
-        room.applyPod(Pods.pod("b").uid("u2").cpu("3").on("n2").phase("Running").build()); // rebound elsewhere
+        room.applyPod(KubePod.of(a.build()));
+        room.applyPod(KubePod.of(Pods.pod("b").uid("u2").cpu("3").on("n1").phase("Running").build()));
+        room.applyPod(KubePod.of(Pods.pod("b").uid("u2").cpu("3").on("n2").phase("Running").build())); // rebound elsewhere
         assertThat(room.cpuLeft(ledger.node("n1"), null)).isEqualTo(14_000);
         assertThat(room.cpuLeft(ledger.node("n2"), null)).isEqualTo(5_000);
-        room.forgetPod(Pods.pod("a").uid("old").on("n1").build()); // an older pod of that name: ignored
+        room.forgetPod(KubePod.of(Pods.pod("a").uid("old").on("n1").build())); // an older pod of that name: ignored
         assertThat(room.cpuLeft(ledger.node("n1"), null)).isEqualTo(14_000);
-        room.applyPod(a.phase("Failed").build());
+        room.applyPod(KubePod.of(a.phase("Failed").build()));
         assertThat(room.cpuLeft(ledger.node("n1"), null)).isEqualTo(16_000);
-        room.forgetPod(Pods.pod("b").uid("u2").on("n2").build());
+        room.forgetPod(KubePod.of(Pods.pod("b").uid("u2").on("n2").build()));
         assertThat(room.cpuLeft(ledger.node("n2"), null)).isEqualTo(8_000);
     }
 
     @Test void left_noAllocatable_unknownNeverShort() {
         node("bare", null, null);
         node("cpuOnly", "4", null);
-        room.applyPod(Pods.pod("a").cpu("2").memory("4Gi").on("bare").phase("Running").build());
+        room.applyPod(KubePod.of(Pods.pod("a").cpu("2").memory("4Gi").on("bare").phase("Running").build()));
         assertThat(room.cpuLeft(ledger.node("bare"), null)).isEqualTo(UNKNOWN);
         assertThat(room.memoryLeft(ledger.node("bare"), null)).isEqualTo(UNKNOWN);
         assertThat(room.cpuLeft(ledger.node("cpuOnly"), null)).isEqualTo(4_000);
@@ -77,7 +79,7 @@ class HostRoomTest {
 
     @Test void left_extendersOwnBookingNotYetBound_countedWithThePodsAsk_notAgainstItself() {
         node("n1", "16", "64Gi");
-        room.applyPod(Pods.pod("held").cpu("6").memory("6Gi").build()); // pending: its hold is only in the ledger
+        room.applyPod(KubePod.of(Pods.pod("held").cpu("6").memory("6Gi").build())); // pending: its hold is only in the ledger
         assertThat(room.cpuLeft(ledger.node("n1"), null)).isEqualTo(16_000);
         book("held", "n1", Phase.ASSUMED);
         NodeState s = ledger.node("n1");
@@ -86,7 +88,7 @@ class HostRoomTest {
         assertThat(room.cpuLeft(s, key("held"))).isEqualTo(16_000); // the pod's own booking never counts against it
         assertThat(room.cpuLeft(s, key("other"))).isEqualTo(10_000);
         // the Binding echoed: now counted as bound, once
-        room.applyPod(Pods.pod("held").cpu("6").memory("6Gi").on("n1").phase("Pending").build());
+        room.applyPod(KubePod.of(Pods.pod("held").cpu("6").memory("6Gi").on("n1").phase("Pending").build()));
         assertThat(room.cpuLeft(ledger.node("n1"), null)).isEqualTo(10_000);
         assertThat(room.cpuLeft(ledger.node("n1"), key("held"))).isEqualTo(16_000);
         ledger.release(key("held"));
@@ -105,7 +107,7 @@ class HostRoomTest {
         var mix = new io.mpshare.core.policy.TaskMix(List.of(new io.mpshare.core.policy.TaskMix.Entry(1, 0, 500, 0, 4_000, 0, 1)));
         var policy = new FragmentationPolicy(mix);
         node("n1", "6", "64Gi");
-        room.applyPod(Pods.pod("p").cpu("3").build());
+        room.applyPod(KubePod.of(Pods.pod("p").cpu("3").build()));
         NodeState s = ledger.node("n1");
         GpuDemand d = GpuDemand.simple(8_192, 0, 1, 0);
         var withHost = room.evaluate(policy, s, d, key("p"), room.ask(key("p")));

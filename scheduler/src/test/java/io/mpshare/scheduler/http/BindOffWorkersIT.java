@@ -8,11 +8,12 @@ import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodApi;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.FakePodApi;
-import io.mpshare.scheduler.bind.PodApi;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
@@ -50,7 +51,7 @@ class BindOffWorkersIT {
 
         StalledApi(int binds) { entered = new CountDownLatch(binds); }
 
-        @Override public Pod get(PodKey pod) throws Failure {
+        @Override public KubePod get(PodKey pod) throws Failure {
             entered.countDown();
             try { release.await(); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
             return api.get(pod);

@@ -9,8 +9,8 @@ import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
-import io.mpshare.scheduler.PodFacts;
-import io.mpshare.scheduler.cluster.PodTranslator;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodFacts;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Native sidecars, the per-pod context reserve and the gpu-count split, read the two ways the extender reads a pod
- * (kube-scheduler's JSON through {@link WireReader}, the informer's objects through {@link PodTranslator}): both must
+ * (kube-scheduler's JSON through {@link WireReader}, the informer's objects through {@link KubePod}): both must
  * give the same demand.
  */
 class PodShapesWireTest {
@@ -49,7 +49,7 @@ class PodShapesWireTest {
     @Test
     void readPod_nativeSidecar_countedBesideTheAppOnBothPaths() throws Exception {
         Pod p = pod(Map.of(), Map.of(), Names.RESTART_POLICY_ALWAYS, 2, 4);
-        for (PodFacts f : new PodFacts[]{wire(p), PodTranslator.facts(p)}) {
+        for (PodFacts f : new PodFacts[]{wire(p), KubePod.of(p).facts()}) {
             assertThat(demand(f).chargeMib()).isEqualTo(2 * 1024 + 1024 + 4 * 1024 + 1024);
             assertThat(demand(f).requestedMib()).isEqualTo(6 * 1024);
         }
@@ -59,13 +59,13 @@ class PodShapesWireTest {
     void readPod_plainInitContainer_notCountedBesideTheApp() throws Exception {
         Pod p = pod(Map.of(), Map.of(), null, 2, 4);
         assertThat(demand(wire(p)).chargeMib()).isEqualTo(4 * 1024 + 1024);
-        assertThat(demand(PodTranslator.facts(p)).chargeMib()).isEqualTo(4 * 1024 + 1024);
+        assertThat(demand(KubePod.of(p).facts()).chargeMib()).isEqualTo(4 * 1024 + 1024);
     }
 
     @Test
     void readPod_contextReserveAnnotation_bookedOnBothPaths() throws Exception {
         Pod p = pod(Map.of(), Map.of(Names.ANN_CONTEXT_RESERVE, "1536"), null, 2, 4);
-        for (PodFacts f : new PodFacts[]{wire(p), PodTranslator.facts(p)}) {
+        for (PodFacts f : new PodFacts[]{wire(p), KubePod.of(p).facts()}) {
             assertThat(demand(f).reserveMib()).isEqualTo(1536);
             assertThat(demand(f).chargeMib()).isEqualTo(4 * 1024 + 1536);
         }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.kube.KubePod;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.Test;
 
@@ -26,8 +27,8 @@ class NominationsTest {
 
     @Test
     void heldAgainst_equalOrHigherPriorityNomineesOnly_notItself() {
-        n.onAdd(nominated("hi", 1000, "n1"));
-        n.onAdd(nominated("mid", 500, "n1"));
+        n.upserted(KubePod.of(nominated("hi", 1000, "n1")));
+        n.upserted(KubePod.of(nominated("mid", 500, "n1")));
         assertThat(n.heldAgainst("n1", key("x"), 500)).extracting(m -> m.pod().name()).containsExactlyInAnyOrder("hi", "mid");
         assertThat(n.heldAgainst("n1", key("x"), 501)).extracting(m -> m.pod().name()).containsExactly("hi");
         assertThat(n.heldAgainst("n1", key("hi"), 0)).extracting(m -> m.pod().name()).containsExactly("mid");
@@ -39,12 +40,12 @@ class NominationsTest {
         Pod bound = nominated("bound", 10, "n1");
         Pod gone = nominated("gone", 10, "n1");
         Pod cleared = nominated("cleared", 10, "n1");
-        for (Pod p : List.of(bound, gone, cleared)) n.onAdd(p);
+        for (Pod p : List.of(bound, gone, cleared)) n.upserted(KubePod.of(p));
         bound.getSpec().setNodeName("n1");
-        n.onUpdate(bound, bound);
-        n.onDelete(gone, false);
+        n.upserted(KubePod.of(bound));
+        n.deleted(KubePod.of(gone));
         cleared.getStatus().setNominatedNodeName("");
-        n.onUpdate(cleared, cleared);
+        n.upserted(KubePod.of(cleared));
         assertThat(n.any()).isFalse();
         assertThat(n.nodes()).isEmpty();
         assertThat(n.priority(key("gone"))).isEmpty();
@@ -54,19 +55,19 @@ class NominationsTest {
     @Test
     void apply_nominationMoves_heldOnTheNewNodeOnly() {
         Pod p = nominated("q", 10, "n1");
-        n.onAdd(p);
+        n.upserted(KubePod.of(p));
         p.getStatus().setNominatedNodeName("n2");
-        n.onUpdate(p, p);
+        n.upserted(KubePod.of(p));
         assertThat(n.heldAgainst("n1", key("x"), 0)).isEmpty();
         assertThat(n.heldAgainst("n2", key("x"), 0)).hasSize(1);
     }
 
     @Test
     void apply_noPriority_countsAsZero_andPodWithoutGpuIsNoNominee() {
-        n.onAdd(nominated("q", null, "n1"));
+        n.upserted(KubePod.of(nominated("q", null, "n1")));
         Pod plain = Pods.pod("plain").phase("Pending").build();
         plain.getStatus().setNominatedNodeName("n1");
-        n.onAdd(plain);
+        n.upserted(KubePod.of(plain));
         assertThat(n.priority(key("q"))).hasValue(0);
         assertThat(n.heldAgainst("n1", key("x"), Integer.MIN_VALUE)).extracting(m -> m.pod().name()).containsExactly("q");
     }
@@ -74,7 +75,7 @@ class NominationsTest {
     @Test
     void decided_gpusOfTheNominatedNodeAreHeld() {
         n.decided(key("q"), Map.of("n1", List.of(1), "n2", List.of(0)));
-        n.onAdd(nominated("q", 10, "n1"));
+        n.upserted(KubePod.of(nominated("q", 10, "n1")));
         assertThat(n.heldAgainst("n1", key("x"), 0).getFirst().gpuIndices()).containsExactly(1);
         n.decided(key("q"), Map.of("n1", List.of(0)));
         assertThat(n.heldAgainst("n1", key("x"), 0).getFirst().gpuIndices()).containsExactly(0);
@@ -82,7 +83,7 @@ class NominationsTest {
 
     @Test
     void priority_otherUid_unknown() {
-        n.onAdd(nominated("q", 10, "n1"));
+        n.upserted(KubePod.of(nominated("q", 10, "n1")));
         assertThat(n.priority(key("q"), "uid-q")).hasValue(10);
         assertThat(n.priority(key("q"), "another")).isEmpty();
     }

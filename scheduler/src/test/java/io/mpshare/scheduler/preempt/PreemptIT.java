@@ -12,6 +12,7 @@ import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.bind.Binder;
@@ -79,7 +80,7 @@ class PreemptIT {
     private void book(String name, int priority, String node, int gpu, long gib) {
         Pod p = Pods.pod(name).uid("uid-" + name).gpuMem(gib).on(node).phase("Running").build();
         p.getSpec().setPriority(priority);
-        nominations.onAdd(p);
+        nominations.upserted(KubePod.of(p));
         ledger.restore(new Allocation(PodKey.of("default", name), "uid-" + name, node, List.of(gpu), List.of("GPU-" + node + "-" + gpu),
                 GpuDemand.simple(gib * G, 0, 1, 0), ledger.clock().instant(), Phase.BOUND));
     }
@@ -88,7 +89,7 @@ class PreemptIT {
     private Pod pending(String name, int priority, long gib) {
         Pod p = Pods.pod(name).uid("uid-" + name).gpuMem(gib).phase("Pending").build();
         p.getSpec().setPriority(priority);
-        nominations.onAdd(p);
+        nominations.upserted(KubePod.of(p));
         return p;
     }
 
@@ -139,7 +140,7 @@ class PreemptIT {
         preempt(q);
         // kube-scheduler nominates q to n1 and deletes low-c; the informer releases it
         q.getStatus().setNominatedNodeName("n1");
-        nominations.onUpdate(q, q);
+        nominations.upserted(KubePod.of(q));
         ledger.release(PodKey.of("default", "low-c"));
 
         JsonNode lower = filter(pending("late", 0, 6), "n1");
@@ -157,7 +158,7 @@ class PreemptIT {
 
         // once q is bound (here: no longer nominated) the hold ends
         q.getStatus().setNominatedNodeName(null);
-        nominations.onUpdate(q, q);
+        nominations.upserted(KubePod.of(q));
         assertThat(filter(pending("late", 0, 6), "n1").get("NodeNames").get(0).asString()).isEqualTo("n1");
     }
 }

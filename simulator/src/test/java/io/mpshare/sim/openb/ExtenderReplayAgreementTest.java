@@ -11,12 +11,12 @@ import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.FragmentationPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.TaskMix;
+import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.LearnedFragmentationPolicy;
 import io.mpshare.scheduler.PipelineHolds;
 import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.cluster.ClusterView;
 import io.mpshare.scheduler.cluster.FailedBinds;
-import io.mpshare.scheduler.cluster.PodTranslator;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.Assumptions;
@@ -172,8 +172,8 @@ class ExtenderReplayAgreementTest {
         Choice decide(OpenbTrace.Task t, String name, List<String> hostFits) {
             Pod pod = pod(t, name).build();
             pending.put(name, pod);
-            view.offer(pod); // the pod informer sees the pending pod first
-            var facts = PodTranslator.facts(pod);
+            view.offer(KubePod.of(pod)); // the pod informer sees the pending pod first
+            var facts = KubePod.of(pod).facts();
             var filtered = verbs.filter(facts, hostFits);
             assertThat(filtered.error()).as(name).isEmpty();
             if (filtered.fits().isEmpty()) return null;
@@ -200,11 +200,11 @@ class ExtenderReplayAgreementTest {
             bound.getSpec().setNodeName(a.node());
             bound.getMetadata().setAnnotations(new java.util.LinkedHashMap<>(AllocationCodec.encode(a.withPhase(Phase.BOUND), UNIT)));
             bound.getStatus().setPhase("Running");
-            view.offer(bound);
+            view.offer(KubePod.of(bound));
         }
 
         void cpuOnlyBound(OpenbTrace.Task t, String name, String node) {
-            view.offer(Pods.pod(name).cpu(t.cpuMilli() + "m").memory(t.memoryMib() + "Mi").on(node).phase("Running").build());
+            view.offer(KubePod.of(Pods.pod(name).cpu(t.cpuMilli() + "m").memory(t.memoryMib() + "Mi").on(node).phase("Running").build()));
         }
 
         /**

@@ -2,9 +2,6 @@ package io.mpshare.upgrade.kube;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -13,6 +10,8 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.mpshare.core.Names;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.kube.KubePod;
+import io.mpshare.kube.PodLists;
 import io.mpshare.upgrade.plan.Client;
 import io.mpshare.upgrade.plan.DaemonPod;
 import io.mpshare.upgrade.plan.NodeSnapshot;
@@ -26,6 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -70,12 +70,12 @@ public final class KubeNode implements AutoCloseable {
         Map<String, DaemonSet> sets = daemonSets(labels);
         var daemons = new ArrayList<DaemonPod>();
         var clients = new ArrayList<Client>();
-        for (Pod p : podsOn(nodeName)) {
-            Map<String, String> pl = p.getMetadata().getLabels() == null ? Map.of() : p.getMetadata().getLabels();
+        for (KubePod p : PodLists.onNode(client, nodeName)) {
+            Map<String, String> pl = p.labels();
             if (Names.MPS_DAEMON_POD_LABEL_VALUE.equals(pl.get(Names.MPS_DAEMON_POD_LABEL)) && pl.containsKey(Names.LABEL_MPS_COLOUR)) {
                 String colour = pl.get(Names.LABEL_MPS_COLOUR);
-                daemons.add(new DaemonPod(p.getMetadata().getNamespace(), p.getMetadata().getName(), colour, ready(p),
-                        current(p, sets.get(colour)), p.getMetadata().getDeletionTimestamp() != null, images(p.getSpec().getContainers())));
+                daemons.add(new DaemonPod(p.key().namespace(), p.key().name(), colour, p.ready(),
+                        current(p, sets.get(colour)), p.deleting(), String.join(",", p.images())));
             } else {
                 client(p).ifPresent(clients::add);
             }
@@ -135,39 +135,24 @@ public final class KubeNode implements AutoCloseable {
         return out;
     }
 
-    private List<Pod> podsOn(String nodeName) {
-        // The field selector keeps the list to one node on a real API server; the filter keeps us honest where it is ignored.
-        return client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems().stream()
-                .filter(p -> p.getSpec() != null && nodeName.equals(p.getSpec().getNodeName())).toList();
-    }
-
-    private static java.util.Optional<Client> client(Pod p) {
-        String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-        if ("Succeeded".equals(phase) || "Failed".equals(phase)) return java.util.Optional.empty();
-        Map<String, String> a = p.getMetadata().getAnnotations() == null ? Map.of() : p.getMetadata().getAnnotations();
-        if (!a.containsKey(Names.ANN_ALLOCATION) && !a.containsKey(Names.ACK_GPU_MEM_IDX)) return java.util.Optional.empty();
-        boolean started = "true".equals(a.get(Names.ANN_ASSIGNED)) || "true".equals(a.get(Names.ACK_GPU_MEM_ASSIGNED)) || "Running".equals(phase);
-        if (!started) return java.util.Optional.empty();
+    private static Optional<Client> client(KubePod p) {
+        if (p.finished()) return Optional.empty();
+        Map<String, String> a = p.annotations();
+        if (!a.containsKey(Names.ANN_ALLOCATION) && !a.containsKey(Names.ACK_GPU_MEM_IDX)) return Optional.empty();
+        boolean started = "true".equals(a.get(Names.ANN_ASSIGNED)) || "true".equals(a.get(Names.ACK_GPU_MEM_ASSIGNED)) || p.running();
+        if (!started) return Optional.empty();
         Set<String> colours = new HashSet<>();
         String rec = a.get(Names.ANN_MPS_COLOUR);
         if (rec != null) for (String c : rec.split(",")) if (!c.isBlank()) colours.add(c.trim());
-        return java.util.Optional.of(new Client(PodKey.of(p.getMetadata().getNamespace(), p.getMetadata().getName()), colours,
-                p.getMetadata().getDeletionTimestamp() != null));
+        return Optional.of(new Client(p.key(), colours, p.deleting()));
     }
 
-    private static boolean ready(Pod p) {
-        if (p.getStatus() == null || p.getStatus().getConditions() == null) return false;
-        for (PodCondition c : p.getStatus().getConditions()) if ("Ready".equals(c.getType())) return "True".equals(c.getStatus());
-        return false;
-    }
-
-    private static boolean current(Pod p, DaemonSet ds) {
+    private static boolean current(KubePod p, DaemonSet ds) {
         if (ds == null) return false;
-        List<OwnerReference> owners = p.getMetadata().getOwnerReferences();
-        if (owners != null && !owners.isEmpty()
-                && owners.stream().noneMatch(o -> "DaemonSet".equals(o.getKind()) && ds.getMetadata().getName().equals(o.getName())))
+        List<KubePod.Owner> owners = p.owners();
+        if (!owners.isEmpty() && owners.stream().noneMatch(o -> "DaemonSet".equals(o.kind()) && ds.getMetadata().getName().equals(o.name())))
             return false;
-        return Objects.equals(images(p.getSpec().getContainers()), images(ds.getSpec().getTemplate().getSpec().getContainers()));
+        return Objects.equals(String.join(",", p.images()), images(ds.getSpec().getTemplate().getSpec().getContainers()));
     }
 
     private static String images(List<Container> cs) {

@@ -111,14 +111,26 @@ final class Host {
 
     /** Lazily unmounts every mount point at or under {@code prefix}, deepest first. */
     static void unmountUnder(Path prefix) throws IOException, InterruptedException {
+        List<String> points = mountsUnder(prefix);
+        points.sort(Comparator.comparingInt(String::length).reversed());
+        for (String mp : points) {
+            try {
+                run(List.of("umount", "-l", mp), 10);
+            } catch (IOException failed) {
+                // A shim that is still exiting unmounts its own rootfs: gone between the read and the umount is done.
+                if (mountsUnder(Path.of(mp)).contains(mp)) throw failed;
+            }
+        }
+    }
+
+    private static List<String> mountsUnder(Path prefix) throws IOException {
         String p = prefix.toString();
         List<String> points = new ArrayList<>();
         for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
             String mp = line.split(" ")[4].replace("\\040", " ");
             if (mp.equals(p) || mp.startsWith(p + "/")) points.add(mp);
         }
-        points.sort(Comparator.comparingInt(String::length).reversed());
-        for (String mp : points) run(List.of("umount", "-l", mp), 10);
+        return points;
     }
 
     /** Runs a short command; returns its output; throws with the output when it fails. */

@@ -1,4 +1,4 @@
-package io.mpshare.scheduler;
+package io.mpshare.kube;
 
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
@@ -12,8 +12,9 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * The few fields of a v1.Pod the extender needs, as text, before validation. Both the streaming wire
- * reader and the informer's fabric8 objects produce this, so there is one translation to {@link PodInfo}.
+ * The few fields of a v1.Pod that say what it asks of shared GPUs, as text, before validation. Both the
+ * extender's streaming wire reader and {@link KubePod} (the informers' and API reads' fabric8 objects) produce
+ * this, so there is one translation to {@link PodInfo}, with one parser for the amounts ({@link Quantities}).
  *
  * @param gpuCountLabel value of the {@code aliyun.com/gpu-count} label, or null
  * @param runAsUser     pod-level {@code securityContext.runAsUser}, or null
@@ -89,5 +90,35 @@ public record PodFacts(String namespace, String name, String uid, String gpuCoun
         OptionalLong reserve = contextReserveText == null ? OptionalLong.empty()
                 : OptionalLong.of(Quantities.parseWhole("pod " + key + " annotation " + Names.ANN_CONTEXT_RESERVE, contextReserveText));
         return new PodInfo(key, this.uid, out, gpuCount, uid == null ? OptionalLong.empty() : OptionalLong.of(uid), reserve);
+    }
+
+    /**
+     * The same without refusing anything, for a pod that is already placed or is only being looked at (its booking
+     * is in its annotations; the pod itself only adds its key, UID, user and, for ACK-placed pods without a pod
+     * total, its app containers' memory): an amount that is not a whole number counts 0, a core share is capped at
+     * 100, an unreadable {@code gpu-count} label counts one GPU, and the context-reserve annotation is left out.
+     */
+    public PodInfo toPodInfoLenient(MemoryUnit unit) {
+        PodKey key = key();
+        long count = Quantities.whole(gpuCountLabel).orElse(1);
+        List<ContainerRequest> out = new ArrayList<>(containers.size());
+        Long uid = runAsUser;
+        for (Container c : containers) {
+            long mem = mib(Math.max(0, Quantities.whole(c.memText).orElse(0)), unit);
+            int core = (int) Math.clamp(Quantities.whole(c.coreText).orElse(0), 0, 100);
+            out.add(new ContainerRequest(c.name == null ? "" : c.name, c.init, mem, core, c.init && c.sidecar));
+            if ((mem > 0 || core > 0) && c.runAsUser != null) uid = c.runAsUser;
+        }
+        return new PodInfo(key, this.uid, out, count < 1 || count > Names.MAX_GPU_COUNT ? 1 : (int) count,
+                uid == null ? OptionalLong.empty() : OptionalLong.of(uid), OptionalLong.empty());
+    }
+
+    /** {@code units} in MiB, 0 when that is more than a long holds. */
+    private static long mib(long units, MemoryUnit unit) {
+        try {
+            return unit.toMib(units);
+        } catch (ArithmeticException e) {
+            return 0;
+        }
     }
 }

@@ -1,4 +1,4 @@
-package io.mpshare.admission.review;
+package io.mpshare.kube;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvFromSource;
@@ -24,7 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** v1.Pod to the core's {@link PodView}: nothing but field copying. */
+/** v1.Pod to the admission rules' {@link PodView}: nothing but field copying. */
 public final class PodViews {
     private PodViews() {}
 

@@ -1,4 +1,4 @@
-package io.mpshare.scheduler.host;
+package io.mpshare.kube;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;

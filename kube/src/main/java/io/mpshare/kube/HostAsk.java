@@ -1,4 +1,4 @@
-package io.mpshare.scheduler.host;
+package io.mpshare.kube;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.mpshare.core.Names;
+import io.mpshare.core.model.PodPeak;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -16,7 +17,7 @@ import java.util.Map;
  * A pod's effective host request, as kube-scheduler's NodeResourcesFit computes it
  * ({@code resourcehelper.PodRequests}): per resource
  * {@code max(max over init containers i of (sidecars declared before i) + i, sum of app containers + all sidecars)}
- * plus {@code spec.overhead}, the rule {@link io.mpshare.core.model.PodPeak} applies to GPU memory (KEP-753).
+ * plus {@code spec.overhead}, the rule {@link PodPeak} applies to GPU memory (KEP-753).
  * A container's request is {@code resources.requests}, or its {@code limits} where the request is absent (what
  * the API server's defaulting writes). Absent everywhere: 0.
  *
@@ -63,9 +64,10 @@ public record HostAsk(long cpuMilli, long memoryMib) {
 
     /**
      * {@code q[resource]} in thousandths of a core (cpu) or MiB (memory), rounded up ({@code up}) or down; 0 when
-     * absent or unreadable (the API server accepts only valid quantities, so that is a hand-made object).
+     * absent or unreadable (the API server accepts only valid quantities, so that is a hand-made object). Also what
+     * a node's {@code status.allocatable} is read with.
      */
-    static long amount(Map<String, Quantity> q, String resource, boolean cpu, boolean up) {
+    public static long amount(Map<String, Quantity> q, String resource, boolean cpu, boolean up) {
         Quantity v = q == null ? null : q.get(resource);
         if (v == null) return 0;
         try {

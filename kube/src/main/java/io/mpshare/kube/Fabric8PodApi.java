@@ -1,4 +1,4 @@
-package io.mpshare.scheduler.bind;
+package io.mpshare.kube;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -35,9 +35,10 @@ public final class Fabric8PodApi implements PodApi {
         this.timeout = timeout;
     }
 
-    @Override public Pod get(PodKey pod) throws Failure {
+    @Override public KubePod get(PodKey pod) throws Failure {
         try {
-            return client.pods().inNamespace(pod.namespace()).withName(pod.name()).get();
+            Pod p = client.pods().inNamespace(pod.namespace()).withName(pod.name()).get();
+            return p == null ? null : KubePod.of(p);
         } catch (KubernetesClientException e) {
             throw failure("read pod " + pod, e);
         }
@@ -103,5 +104,4 @@ public final class Fabric8PodApi implements PodApi {
     }
 
     private static String enc(String s) { return URLEncoder.encode(s, StandardCharsets.UTF_8); }
-
 }

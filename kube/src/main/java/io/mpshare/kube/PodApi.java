@@ -1,14 +1,13 @@
-package io.mpshare.scheduler.bind;
+package io.mpshare.kube;
 
-import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.model.PodKey;
 
 import java.util.Map;
 
-/** The two API-server calls a bind makes. Implementations are thread-safe. */
+/** The two API-server calls the extender's bind makes. Implementations are thread-safe. */
 public interface PodApi {
     /** The pod as the API server has it now, or null when there is none. */
-    Pod get(PodKey pod) throws Failure;
+    KubePod get(PodKey pod) throws Failure;
 
     /**
      * POST pods/{name}/binding to {@code node} with {@code annotations} in the Binding's metadata: the API server sets
