@@ -73,7 +73,7 @@ class TenantWritesIT {
         applyPolicyTo(cluster, List.of(NAME, TRUSTED));
         tenant = ControlPlane.clientFor(cluster.controlPlane().kubeconfigFor(TENANT, List.of()));
         grantEdit(cluster, admin);
-        // a policy is in force once kube-apiserver's policy informer has it: until then a forged pod is admitted
+        // a policy is in force once kube-apiserver's policy informer has it: until then a pod carrying one of mpshare's annotations is admitted
         cluster.controlPlane().waitFor("the tenant-annotations policy in force", null, () -> {
             try {
                 tenant.resource(plain("probe", Map.of(Names.ANN_USAGE, "v1;at=2026-12-01T00:00:00Z"))).create();
