@@ -33,12 +33,17 @@ public record AdmissionRules(Set<String> allowedNamespaces, MemoryUnit unit, lon
         Objects.requireNonNull(unit, "unit");
         if (reserveMib < 0) throw new IllegalArgumentException("context reserve must be >= 0 MiB");
         acceptedSchedulers = Set.copyOf(acceptedSchedulers);
-        if (kubeletRootDirs.isEmpty()) throw new IllegalArgumentException("give the kubelet's root folder, such as " + Names.KUBELET_DIR);
-        for (String d : kubeletRootDirs)
+        kubeletRootDirs = kubeletRootDirs(kubeletRootDirs);
+    }
+
+    /** The kubelet root folders normalised; a one-line {@link IllegalArgumentException} for none, or one that is not an absolute folder below /. */
+    public static List<String> kubeletRootDirs(List<String> dirs) {
+        if (dirs.isEmpty()) throw new IllegalArgumentException("give the kubelet's root folder, such as " + Names.KUBELET_DIR);
+        for (String d : dirs)
             if (d == null || !d.startsWith("/") || TenancyRules.normalize(d).equals("/"))
                 throw new IllegalArgumentException("kubelet root folder '" + d + "' is not an absolute folder below /: give the kubelet's"
                         + " --root-dir, such as " + Names.KUBELET_DIR);
-        kubeletRootDirs = kubeletRootDirs.stream().map(TenancyRules::normalize).distinct().toList();
+        return dirs.stream().map(TenancyRules::normalize).distinct().toList();
     }
 
     public AdmissionRules(Set<String> allowedNamespaces, MemoryUnit unit, long reserveMib, Set<String> acceptedSchedulers) {
