@@ -130,6 +130,11 @@ class CliErrorsIT {
                 "mpshare webhook: cannot read the mounted TLS files " + cert + " and " + key, "no such file");
     }
 
+    @Test void webhook_kubeletRootDirNotAbsolute_oneLineBeforeAnyApiCall() {
+        oneLine(CliRun.of("webhook", "--port", "0", "--namespace", "ns", "--kubelet-root-dir", "var/lib/kubelet"), ExitCodes.USAGE,
+                "mpshare webhook: kubelet root folder 'var/lib/kubelet' is not an absolute folder below /", "such as /var/lib/kubelet");
+    }
+
     @Test void unknownOption_messageAndHintNotTheWholeUsage() {
         CliRun r = CliRun.of("inspect", "--kubecfg", "x");
         assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
