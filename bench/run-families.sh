@@ -11,12 +11,12 @@ dir=${1:?usage: bench/run-families.sh DIR_WITH_OPENB_CSV [options]}; shift
 . "$root/bin/jdk.sh"
 mpshare_find_jdk || exit 2
 cd "$root"
-if [ ! -d simulator/target/classes/io/mpshare/sim/openb/variants ]; then
+if [ ! -f bench/target/classes/io/mpshare/bench/openb/FamiliesMain.class ]; then
   mpshare_require_maven || exit 2
-  mvn -B -ntp -q -pl simulator -am install -DskipTests
+  mvn -B -ntp -q -pl bench -am compile
 fi
 echo "JDK: $("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1); CPUs: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-exec "$JAVA_HOME/bin/java" -cp core/target/classes:simulator/target/classes io.mpshare.sim.openb.variants.FamiliesMain \
+exec "$JAVA_HOME/bin/java" -cp core/target/classes:simulator/target/classes:bench/target/classes io.mpshare.bench.openb.FamiliesMain \
   --nodes "$dir/openb_node_list_gpu_node.csv" --base "$dir/openb_pod_list_default.csv" \
   --pods "$dir/openb_pod_list_gpushare100.csv" --pods "$dir/openb_pod_list_multigpu50.csv" \
   --threads 2 --variant-seeds 1 --seeds 42-51 --policies all "$@"

@@ -40,7 +40,7 @@ cp "${M2:-$HOME/.m2/repository}/info/picocli/picocli/$PICOCLI/picocli-$PICOCLI.j
 rm -rf "$D/classes" && mkdir -p "$D/classes"
 "$JAVA_HOME/bin/javac" --release 25 -d "$D/classes" -cp "$D/lib/*" \
   $(find e2e/gpu/java -name '*.java') cli/src/main/java/io/mpshare/cli/MpsControlCommand.java \
-  cli/src/main/java/io/mpshare/cli/{Host,Run,Ps}Command.java cli/src/main/java/io/mpshare/cli/{CliFailure,ExitCodes}.java
+  cli/src/main/java/io/mpshare/cli/{Host,Run,Ps}Command.java cli/src/main/java/io/mpshare/cli/{CliFailure,ExitCodes,Foreground}.java
 "$JAVA_HOME/bin/jar" --create --file "$D/e2e-check.jar" -C "$D/classes" .
 rm -rf "$D/classes"
 

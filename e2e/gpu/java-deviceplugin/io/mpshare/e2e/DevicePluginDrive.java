@@ -34,9 +34,9 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 
 /**
- * The GPU suite's driver for the device plugin (e2e/gpu/deviceplugin-check.sh): like the test-jar's NodeHarness (an
+ * The GPU suite's driver for the device plugin (e2e/gpu/deviceplugin-check.sh), with no Kubernetes and no kubelet: an
  * in-memory API server, a {@link FakeKubelet} on real gRPC unix sockets under WORK_DIR, real NVML, the supervisor's
- * status file under RUN_DIR as daemon probe), plus a timed daemon kill seen through ListAndWatch.
+ * status file under RUN_DIR as daemon probe, and a timed daemon kill seen through ListAndWatch.
  *
  * <pre>
  * java -cp '.device/lib/*:.device/dp-check.jar' io.mpshare.e2e.DevicePluginDrive WORK_DIR RUN_DIR [fake] [police]

@@ -73,7 +73,8 @@ class SelfSignedWebhookIT {
         }
     }
 
-    private static SSLContext trusting(String caPem) throws Exception {
+    /** A TLS context that trusts only {@code caPem}, as kube-apiserver trusts the caBundle. */
+    static SSLContext trusting(String caPem) throws Exception {
         KeyStore ts = KeyStore.getInstance("PKCS12");
         ts.load(null, null);
         ts.setCertificateEntry("ca", Pem.readCertificates(caPem, "caBundle").getFirst());

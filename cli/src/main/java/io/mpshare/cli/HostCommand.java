@@ -1,6 +1,8 @@
 package io.mpshare.cli;
 
+import io.mpshare.core.Names;
 import io.mpshare.host.HostRuntime;
+import io.mpshare.host.api.HostClient;
 import io.mpshare.mps.Backoff;
 import io.mpshare.policing.ActionPolicy;
 import picocli.CommandLine.Command;
@@ -11,16 +13,19 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
-/** {@code mpshare host}: single-host mode in the foreground (docs/host-mode.md has a systemd unit). */
+/**
+ * {@code mpshare host}: single-host mode in the foreground (docs/host-mode.md has a systemd unit). Flags become a
+ * {@link HostRuntime.Config}; the host module's {@link HostRuntime} wires and runs it until SIGTERM.
+ */
 @Command(name = "host", mixinStandardHelpOptions = true,
         description = "Shares this machine's GPUs through MPS without Kubernetes: NVML inventory, the MPS daemon, the ledger, the policer, and the API 'mpshare run' and 'mpshare ps' use.")
 public final class HostCommand implements Callable<Integer> {
-    @Option(names = "--socket", defaultValue = "/run/mpshare/host.sock", description = "API socket (mode 0660) (default ${DEFAULT-VALUE})") Path socket;
+    @Option(names = "--socket", defaultValue = HostClient.DEFAULT_SOCKET, description = "API socket (mode 0660) (default ${DEFAULT-VALUE})") Path socket;
     @Option(names = "--socket-group", description = "group that may use the socket (default: the host's own group)") String group;
     @Option(names = "--state-file", defaultValue = "/var/lib/mpshare/host-state.json", description = "jobs that survive a restart (default ${DEFAULT-VALUE})") Path stateFile;
-    @Option(names = "--run-dir", defaultValue = "/run/mpshare", description = "MPS pipe and log directories (default ${DEFAULT-VALUE})") Path runDir;
+    @Option(names = "--run-dir", defaultValue = Names.RUN_DIR, description = "MPS pipe and log directories (default ${DEFAULT-VALUE})") Path runDir;
     @Option(names = "--mps-control-binary", description = "path of nvidia-cuda-mps-control (default: PATH, /usr/local/nvidia/bin, /usr/bin)") Path binary;
-    @Option(names = "--context-reserve-mib", defaultValue = "" + io.mpshare.core.Names.DEFAULT_CONTEXT_RESERVE_MIB, description = "CUDA context reserve added to each job's cap per GPU (default ${DEFAULT-VALUE})") long reserve;
+    @Option(names = "--context-reserve-mib", defaultValue = "" + Names.DEFAULT_CONTEXT_RESERVE_MIB, description = "CUDA context reserve added to each job's cap per GPU (default ${DEFAULT-VALUE})") long reserve;
     @Option(names = "--policy", defaultValue = "terminate", description = "policer action: event, terminate or evict (= stop the job) (default ${DEFAULT-VALUE})") String policy;
     @Option(names = "--unmanaged", defaultValue = "police", description = "GPU processes started outside 'mpshare run': police (rogue, acted on by --policy) or report (default ${DEFAULT-VALUE})") String unmanaged;
     @Option(names = "--policer-period-ms", defaultValue = "1000", description = "policer sampling period (default ${DEFAULT-VALUE})") long period;
@@ -38,21 +43,16 @@ public final class HostCommand implements Callable<Integer> {
     }
 
     @Override public Integer call() throws Exception {
-        HostRuntime.Config c;
+        var config = new HostRuntime.Config(socket, group, stateFile, runDir, Optional.ofNullable(binary), reserve, ActionPolicy.parse(policy),
+                policeUnmanaged(unmanaged), Duration.ofMillis(period), Duration.ofMillis(reap),
+                new Backoff(Duration.ofMillis(backoffInitial), Duration.ofSeconds(Math.max(1, backoffMax))), statusPort);
+        HostRuntime host;
         try {
-            c = new HostRuntime.Config(socket, group, stateFile, runDir, Optional.ofNullable(binary), reserve, ActionPolicy.parse(policy), policeUnmanaged(unmanaged),
-                    Duration.ofMillis(period), Duration.ofMillis(reap),
-                    new Backoff(Duration.ofMillis(backoffInitial), Duration.ofSeconds(Math.max(1, backoffMax))), statusPort);
-        } catch (IllegalArgumentException e) {
-            System.err.println("mpshare host: " + e.getMessage());
-            return 2;
-        }
-        try {
-            HostRuntime.run(c);
-            return 0;
+            host = HostRuntime.start(config);
         } catch (HostRuntime.StartException e) {
-            System.err.println("mpshare host: " + e.getMessage());
-            return 1;
+            throw CliFailure.failed(e.getMessage());
         }
+        Foreground.serve(host);
+        return ExitCodes.OK;
     }
 }

@@ -14,7 +14,7 @@ import java.util.concurrent.Callable;
 /** {@code mpshare ps}: the host's GPUs, jobs and live use per process. */
 @Command(name = "ps", mixinStandardHelpOptions = true, description = "Shows this host's GPUs, jobs and their live GPU use (needs 'mpshare host').")
 public final class PsCommand implements Callable<Integer> {
-    @Option(names = "--socket", defaultValue = "/run/mpshare/host.sock", description = "the host's API socket (default ${DEFAULT-VALUE})") Path socket;
+    @Option(names = "--socket", defaultValue = HostClient.DEFAULT_SOCKET, description = "the host's API socket (default ${DEFAULT-VALUE})") Path socket;
     @Spec CommandSpec spec;
     @Option(names = "--json", description = "print the answer as JSON") boolean json;
 

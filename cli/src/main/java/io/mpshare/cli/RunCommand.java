@@ -21,7 +21,7 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--gpu-count", defaultValue = "1", description = "GPUs to spread over (default ${DEFAULT-VALUE})") int count;
     @Option(names = "--wait", description = "wait as long as it takes for room (or for the MPS daemon)") boolean waitForever;
     @Option(names = "--timeout", description = "wait up to this long for room, e.g. 30s, 5m, 1h") String timeout;
-    @Option(names = "--socket", defaultValue = "/run/mpshare/host.sock", description = "the host's API socket (default ${DEFAULT-VALUE})") Path socket;
+    @Option(names = "--socket", defaultValue = HostClient.DEFAULT_SOCKET, description = "the host's API socket (default ${DEFAULT-VALUE})") Path socket;
     @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command and its arguments (after --)") List<String> command;
 
     @Override public Integer call() throws Exception {

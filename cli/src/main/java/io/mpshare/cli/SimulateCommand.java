@@ -28,8 +28,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.LongSupplier;
 
@@ -132,9 +134,7 @@ public final class SimulateCommand implements Callable<Integer> {
             stderr.flush();
             return 1;
         } catch (IOException e) {
-            stderr.println("mpshare simulate: cannot read " + trace + ": " + e.getMessage());
-            stderr.flush();
-            return 1;
+            throw CliFailure.failed("cannot read " + trace + ": " + e.getMessage());
         }
         var cluster = new ClusterShape(nodes, gpusPerNode, gpuMib, gpuMib == ClusterShape.H200_MIB ? "NVIDIA H200" : "GPU");
         var scenario = new Scenario(cluster, workload, backfill);
@@ -154,9 +154,7 @@ public final class SimulateCommand implements Callable<Integer> {
             if (parent != null) Files.createDirectories(parent);
             Files.writeString(out, HtmlReport.render(result, workload.description(), facts), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            stderr.println("mpshare simulate: cannot write the report to " + out + ": " + e.getMessage());
-            stderr.flush();
-            return 1;
+            throw CliFailure.failed("cannot write the report to " + out + ": " + e.getMessage());
         }
         stdout.println();
         stdout.printf(Locale.ROOT, "report: %s  (simulated in %.1f s)%n", out.toAbsolutePath(), seconds);
@@ -199,7 +197,7 @@ public final class SimulateCommand implements Callable<Integer> {
         private final LongSupplier nanoTime;
         private final long start;
         private long last;
-        private final java.util.Map<String, Double> done = new java.util.LinkedHashMap<>();
+        private final Map<String, Double> done = new LinkedHashMap<>();
 
         ProgressPrinter(PrintWriter err, LongSupplier nanoTime) {
             this.err = err;

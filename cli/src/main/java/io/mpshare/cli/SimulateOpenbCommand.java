@@ -1,8 +1,8 @@
 package io.mpshare.cli;
 
-import io.mpshare.sim.openb.OpenbReplayMain;
 import io.mpshare.sim.openb.OpenbTrace;
 import io.mpshare.sim.openb.Policies;
+import io.mpshare.sim.openb.ReplayRun;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -14,10 +14,14 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 /**
  * {@code mpshare simulate --trace-format openb --nodes NODES.csv --pods PODS.csv [...]}: replays Alibaba's
@@ -57,8 +61,8 @@ public final class SimulateOpenbCommand implements Callable<Integer> {
 
     /** The names --policies takes: each replay policy's, then "all". */
     static final class PolicyNames implements Iterable<String> {
-        @Override public java.util.Iterator<String> iterator() {
-            return java.util.stream.Stream.concat(java.util.Arrays.stream(Policies.values()).map(p -> p.cliName), java.util.stream.Stream.of(ALL_POLICIES)).iterator();
+        @Override public Iterator<String> iterator() {
+            return Stream.concat(Arrays.stream(Policies.values()).map(p -> p.cliName), Stream.of(ALL_POLICIES)).iterator();
         }
     }
 
@@ -77,10 +81,10 @@ public final class SimulateOpenbCommand implements Callable<Integer> {
         String problem = problem();
         if (problem != null) return fail(err, problem, problem.contains("no such file") ? ExitCodes.FAILED : ExitCodes.USAGE);
         try {
-            var o = new OpenbReplayMain.Options(nodes, pods, OpenbReplayMain.parseSeeds(seeds), Policies.parse(policies),
+            var o = new ReplayRun.Options(nodes, pods, ReplayRun.parseSeeds(seeds), Policies.parse(policies),
                     threads, gpuMib, 1.30, out);
             var table = new ByteArrayOutputStream(); // the replay prints its table once all runs are done
-            OpenbReplayMain.run(o, new PrintStream(table, true, StandardCharsets.UTF_8));
+            ReplayRun.run(o, new PrintStream(table, true, StandardCharsets.UTF_8));
             spec.commandLine().getOut().print(table.toString(StandardCharsets.UTF_8));
             spec.commandLine().getOut().flush();
             return 0;
@@ -88,7 +92,7 @@ public final class SimulateOpenbCommand implements Callable<Integer> {
             return fail(err, e.getMessage() + "; nothing was replayed", ExitCodes.FAILED);
         } catch (IllegalArgumentException e) {
             return fail(err, e.getMessage(), ExitCodes.USAGE);
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             return fail(err, e.getFile() + ": no such file", ExitCodes.FAILED);
         } catch (IOException e) {
             return fail(err, e.getMessage(), ExitCodes.FAILED);
@@ -103,7 +107,7 @@ public final class SimulateOpenbCommand implements Callable<Integer> {
             if (!Files.isRegularFile(p)) return "--pods " + p + ": no such file (the replay's --pods is a task list CSV such as openb_pod_list_default.csv)";
         if (threads < 1 || threads > 256) return "--threads must be 1-256, got " + threads;
         try {
-            OpenbReplayMain.parseSeeds(seeds);
+            ReplayRun.parseSeeds(seeds);
         } catch (NumberFormatException e) {
             return "--seeds " + seeds + ": write seeds as a range (42-51) or a list (42,43,50)";
         } catch (IllegalArgumentException e) {

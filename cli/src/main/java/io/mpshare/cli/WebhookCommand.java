@@ -1,53 +1,33 @@
 package io.mpshare.cli;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
+import io.mpshare.admission.WebhookNode;
+import io.mpshare.admission.review.SecurityDefaults;
 import io.mpshare.cli.kube.KubeConnector;
 import io.mpshare.cli.kube.KubeOptions;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.mpshare.admission.WebhookServer;
-import io.mpshare.admission.cluster.ClientUidLookup;
-import io.mpshare.admission.cluster.LargestGpu;
-import io.mpshare.admission.cluster.NamespaceClientUids;
-import io.mpshare.admission.review.PodAdmission;
-import io.mpshare.admission.review.SecurityDefaults;
-import io.mpshare.admission.tls.CaBundlePatcher;
-import io.mpshare.admission.tls.MountedCertificate;
-import io.mpshare.admission.tls.SecretCertificateStore;
-import io.mpshare.admission.tls.SelfSigned;
-import io.mpshare.admission.tls.ServingCertificate;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
-import io.mpshare.core.validation.AdmissionRules;
-import io.mpshare.core.validation.PodValidator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.net.InetSocketAddress;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
-/** {@code mpshare webhook}: the admission webhook (AdmissionReview v1 over HTTPS). Wires the admission module by hand. */
+/**
+ * {@code mpshare webhook}: the admission webhook (AdmissionReview v1 over HTTPS). Flags become a {@link WebhookNode.Config};
+ * the admission module's {@link WebhookNode} wires and runs it until SIGTERM.
+ */
 @Command(name = "webhook", mixinStandardHelpOptions = true,
         description = "Admission webhook: validates pods that ask for shared GPUs and optionally sets their schedulerName.")
 public final class WebhookCommand implements Callable<Integer> {
-    private static final Logger LOG = Logger.getLogger(WebhookCommand.class.getName());
     private static final Path SA_NAMESPACE = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
 
     @Option(names = "--port", defaultValue = "9443", description = "HTTPS port (default ${DEFAULT-VALUE})") int port;
@@ -75,69 +55,18 @@ public final class WebhookCommand implements Callable<Integer> {
 
     @Override public Integer call() throws Exception {
         if ((certFile == null) != (keyFile == null)) throw CliFailure.usage("give both --tls-cert-file and --tls-key-file, or neither");
-        String ns = namespace();
-        Set<String> allowedNs = new HashSet<>(allowed);
-        allowedNs.add(ns);
-        MemoryUnit memUnit = MemoryUnit.parse(unit);
-        boolean needsApi = certFile == null || largestGpuMib <= 0 || clientUids || !mutating.isEmpty() || !validating.isEmpty();
-        // local files first: a missing mounted certificate is one line before any API call (CliErrorsIT)
-        MountedCertificate mounted = certFile == null ? null : new MountedCertificate(certFile, keyFile, caFile);
-        ServingCertificate mountedCert = mounted == null ? null : mounted.load();
-        try (KubernetesClient client = needsApi ? KubeConnector.system().connect(kube) : null;
-             var scheduler = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("webhook-reconcile").factory());
-             var requests = Executors.newFixedThreadPool(threads, Thread.ofPlatform().daemon().name("webhook-", 0).factory())) {
-            Supplier<OptionalLong> largest;
-            if (largestGpuMib > 0) largest = LargestGpu.fixed(largestGpuMib);
-            else {
-                LargestGpu watcher = new LargestGpu();
-                client.nodes().withLabel(Names.NODE_LABEL_SCHEDULE, Names.NODE_LABEL_SCHEDULE_MPS).inform(watcher, 0);
-                largest = watcher;
-            }
-            Optional<ClientUidLookup> uids = Optional.empty();
-            if (clientUids) {
-                NamespaceClientUids watcher = new NamespaceClientUids();
-                // inform returns once the first list is in; its handler events may still be queued, so apply the list here too
-                client.namespaces().inform(watcher, 0).getStore().list().forEach(watcher::onAdd);
-                uids = Optional.of(watcher);
-            }
-            ServingCertificate cert = mountedCert != null ? mountedCert
-                    : new SecretCertificateStore(client, ns, tlsSecret, SelfSigned.serviceDnsNames(service, ns), InstantSource.system(),
-                    Duration.ofDays(3650), Duration.ofDays(30)).obtain();
-            KubernetesSerialization json = client != null ? client.getKubernetesSerialization() : new KubernetesSerialization();
-            var rules = new AdmissionRules(allowedNs, memUnit, reserveMib, Set.copyOf(acceptedSchedulers));
-            var defaults = defaultRunAsUser <= 0 ? Optional.<SecurityDefaults>empty()
-                    : Optional.of(new SecurityDefaults(defaultRunAsUser, defaultRunAsGroup < 0 ? defaultRunAsUser : defaultRunAsGroup));
-            var admission = new PodAdmission(new PodValidator(rules), largest, schedulerName, json, defaults, uids);
-            var patcher = client == null ? null : new CaBundlePatcher(client, mutating, validating, service, ns);
-            if (patcher != null) patcher.patch(cert.caPem());
-            WebhookServer server = new WebhookServer(new InetSocketAddress(port), cert.sslContext(), admission, requests, json);
-            LOG.info("mpshare webhook serving on :" + server.port() + " (namespace " + ns + ", scheduler " + (schedulerName.isEmpty() ? "unchanged" : schedulerName) + ")");
-            var current = new AtomicReference<>(cert);
-            scheduler.scheduleWithFixedDelay(() -> reconcile(server, mounted, patcher, current), reconcileSeconds, reconcileSeconds, TimeUnit.SECONDS);
-            CountDownLatch stop = new CountDownLatch(1);
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> { server.close(); stop.countDown(); }));
-            stop.await();
-        }
-        return 0;
+        var config = new WebhookNode.Config(port,
+                certFile == null ? Optional.empty() : Optional.of(new WebhookNode.MountedFiles(certFile, keyFile, caFile)),
+                tlsSecret, service, namespace(), mutating, validating, Set.copyOf(allowed), schedulerName, largestGpuMib,
+                MemoryUnit.parse(unit), reserveMib, Set.copyOf(acceptedSchedulers),
+                defaultRunAsUser <= 0 ? Optional.empty()
+                        : Optional.of(new SecurityDefaults(defaultRunAsUser, defaultRunAsGroup < 0 ? defaultRunAsUser : defaultRunAsGroup)),
+                clientUids, threads, Duration.ofSeconds(reconcileSeconds));
+        Foreground.serve(WebhookNode.start(config, () -> KubeConnector.system().connect(kube), InstantSource.system()));
+        return ExitCodes.OK;
     }
 
-    /** Keeps the caBundle in place (helm upgrade may reset it) and picks up a rotated mounted certificate. */
-    private static void reconcile(WebhookServer server, MountedCertificate mounted, CaBundlePatcher patcher, AtomicReference<ServingCertificate> current) {
-        try {
-            ServingCertificate cert = current.get();
-            if (mounted != null && mounted.changed()) {
-                cert = mounted.load();
-                server.reloadTls(cert.sslContext());
-                current.set(cert);
-                LOG.info("reloaded the rotated TLS certificate");
-            }
-            if (patcher != null) patcher.patch(cert.caPem());
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "webhook reconcile failed; will retry", e);
-        }
-    }
-
-    private String namespace() throws java.io.IOException {
+    private String namespace() throws IOException {
         if (namespace != null && !namespace.isBlank()) return namespace;
         String env = System.getenv("POD_NAMESPACE");
         if (env != null && !env.isBlank()) return env;

@@ -27,6 +27,7 @@ import io.mpshare.policing.PolicerConfig;
 import io.mpshare.policing.proc.ProcFs;
 import io.mpshare.policing.proc.ProcessTreeOwners;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +35,6 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -43,9 +43,10 @@ import java.util.logging.Logger;
 /**
  * {@code mpshare host} wired by hand: real NVML (inventory and the policer's samples), the MPS supervisor
  * in-process, {@link HostService}, the policer with {@link ProcessTreeOwners}, the reaper, the API socket.
- * Runs in the foreground until SIGTERM.
+ * {@link #start} starts it all; {@link #close} (SIGTERM) stops the API, the policer and the daemon (left running
+ * while clients are connected: their jobs stay in the state file), in that order.
  */
-public final class HostRuntime {
+public final class HostRuntime implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(HostRuntime.class.getName());
 
     /** @param statusPort the supervisor's /status and /metrics on 127.0.0.1; 0 = off */
@@ -57,9 +58,27 @@ public final class HostRuntime {
         public StartException(String message) { super(message); }
     }
 
-    private HostRuntime() {}
+    private final ApiServer api;
+    private final Policer policer;
+    private final MpsSupervisor supervisor;
+    private final SupervisorHttp http;
+    private final ScheduledExecutorService work;
+    private final ScheduledExecutorService supExec;
+    private final Nvml nvml;
 
-    public static void run(Config c) throws Exception {
+    private HostRuntime(ApiServer api, Policer policer, MpsSupervisor supervisor, SupervisorHttp http, ScheduledExecutorService work,
+                        ScheduledExecutorService supExec, Nvml nvml) {
+        this.api = api;
+        this.policer = policer;
+        this.supervisor = supervisor;
+        this.http = http;
+        this.work = work;
+        this.supExec = supExec;
+        this.nvml = nvml;
+    }
+
+    /** Starts host mode; a missing GPU, NVML or MPS binary is a {@link StartException} a person can act on. */
+    public static HostRuntime start(Config c) throws StartException, IOException {
         Nvml nvml = openNvml();
         Path binary;
         try {
@@ -73,7 +92,7 @@ public final class HostRuntime {
             Nvml.DeviceInfo d = nvml.device(i);
             gpus.add(new Gpu(d.index(), d.uuid(), d.name(), d.totalMib(), true));
         }
-        Colour colour = Colour.BLUE;
+        Colour colour = Colour.DEFAULT;
         SupervisorConfig sc = SupervisorConfig.defaults(colour, c.runDir()).withBackoff(c.backoff(), Duration.ofMinutes(5));
         ProcessMpsControl control = new ProcessMpsControl(new ProcessMpsControl.Config(binary, sc.pipeDir(), sc.logDir(), Duration.ofSeconds(10)));
         quitIdleOrphan(control);
@@ -106,17 +125,6 @@ public final class HostRuntime {
                 .clock(InstantSource.system()).executor(work).build();
 
         ApiServer api = new ApiServer(c.socket(), c.socketGroup(), new ApiHandler(service, policer::lastReport, recent::list));
-        CountDownLatch done = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            api.close();
-            policer.close();
-            shutdown(supervisor);
-            if (http != null) http.close();
-            work.shutdownNow();
-            supExec.shutdownNow();
-            nvml.close();
-            done.countDown();
-        }, "host-shutdown"));
         if (http != null) http.start();
         supervisor.start();
         policer.start();
@@ -130,7 +138,17 @@ public final class HostRuntime {
         api.start();
         LOG.info("mpshare host: " + gpus.size() + " GPU(s) " + gpus.stream().map(g -> g.index() + "=" + g.model() + " " + g.totalMib() + " MiB").toList()
                 + ", driver " + nvml.driverVersion() + ", API on " + c.socket() + ", state " + c.stateFile() + ", MPS pipe " + sc.pipeDir());
-        done.await();
+        return new HostRuntime(api, policer, supervisor, http, work, supExec, nvml);
+    }
+
+    @Override public void close() {
+        api.close();
+        policer.close();
+        shutdown(supervisor);
+        if (http != null) http.close();
+        work.shutdownNow();
+        supExec.shutdownNow();
+        nvml.close();
     }
 
     static Nvml openNvml() throws StartException {

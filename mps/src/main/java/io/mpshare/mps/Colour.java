@@ -6,22 +6,30 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /**
- * The generation of an MPS control daemon on a node (issue 7's blue/green upgrade): two daemons with
- * their own pipe directories can serve the same GPUs side by side (FACTS.md). Each colour owns
+ * The generation of an MPS control daemon on a node (the blue/green upgrade of {@code mpshare upgrade-node}): two
+ * daemons with their own pipe directories can serve the same GPUs side by side (FACTS.md). Each colour owns
  * {@code /run/mpshare/<colour>/} (pipe, log, ready marker, status.json, supervisor.sock) and an optional loopback status
- * port; this enum is the one place these paths are built.
+ * port; this enum is the one place these paths are built. The colours' names, and which one is the default, are
+ * {@link Names}' ({@link Names#MPS_COLOUR_BLUE}, {@link Names#MPS_COLOUR_DEFAULT}), which the pure parts use too.
  */
 public enum Colour {
-    BLUE(39997), GREEN(39998);
+    BLUE(Names.MPS_COLOUR_BLUE, 39997), GREEN(Names.MPS_COLOUR_GREEN, 39998);
 
+    /** The colour that receives new clients where nothing names one ({@link Names#MPS_COLOUR_DEFAULT}). */
+    public static final Colour DEFAULT = parse(Names.MPS_COLOUR_DEFAULT);
+
+    private final String id;
     private final int statusPort;
 
-    Colour(int statusPort) { this.statusPort = statusPort; }
+    Colour(String id, int statusPort) {
+        this.id = id;
+        this.statusPort = statusPort;
+    }
 
     /** The supervisor's optional loopback TCP port for this colour ({@code --status-port -1}); off by default. */
     public int statusPort() { return statusPort; }
 
-    public String id() { return name().toLowerCase(Locale.ROOT); }
+    public String id() { return id; }
 
     /** {@code <runDir>/<colour>}, by default {@code /run/mpshare/blue}. */
     public Path dir(Path runDir) { return runDir.resolve(id()); }
@@ -47,10 +55,8 @@ public enum Colour {
     public static Path defaultRunDir() { return Path.of(Names.RUN_DIR); }
 
     public static Colour parse(String text) {
-        try {
-            return valueOf(text.strip().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("colour must be blue or green, not '" + text + "'");
-        }
+        String id = text.strip().toLowerCase(Locale.ROOT);
+        for (Colour c : values()) if (c.id.equals(id)) return c;
+        throw new IllegalArgumentException("colour must be " + BLUE.id + " or " + GREEN.id + ", not '" + text + "'");
     }
 }

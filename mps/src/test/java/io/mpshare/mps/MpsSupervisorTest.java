@@ -4,7 +4,7 @@ import io.mpshare.mps.MpsException.Reason;
 import io.mpshare.mps.MpsSupervisor.StopResult;
 import io.mpshare.mps.fake.FakeDaemonLauncher;
 import io.mpshare.mps.fake.FakeMpsControl;
-import io.mpshare.mps.fake.ManualScheduler;
+import io.mpshare.testing.ManualScheduler;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

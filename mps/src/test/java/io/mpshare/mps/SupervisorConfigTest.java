@@ -29,6 +29,8 @@ class SupervisorConfigTest {
         assertThat(c.logDir()).isEqualTo(Path.of("/run/mpshare/green/log"));
         assertThat(Colour.GREEN.readyMarker(Path.of("/run/mpshare"))).isEqualTo(Path.of("/run/mpshare/green/ready"));
         assertThat(Colour.parse(" Blue ")).isEqualTo(Colour.BLUE);
+        assertThat(Colour.DEFAULT.id()).isEqualTo(io.mpshare.core.Names.MPS_COLOUR_DEFAULT);
+        assertThat(Colour.GREEN.id()).isEqualTo(io.mpshare.core.Names.MPS_COLOUR_GREEN);
         assertThatThrownBy(() -> Colour.parse("red")).hasMessageContaining("blue or green");
     }
 

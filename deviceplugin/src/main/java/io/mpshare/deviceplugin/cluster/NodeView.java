@@ -11,10 +11,9 @@ import java.util.regex.Pattern;
 
 /**
  * This node's object, from an informer on the one Node: tells the MPS generation (colour) that receives new clients,
- * from {@link Names#ANN_NODE_MPS_ACTIVE} (default {@code blue}; {@code mpshare upgrade-node} flips it).
+ * from {@link Names#ANN_NODE_MPS_ACTIVE} (default {@link Names#MPS_COLOUR_DEFAULT}; {@code mpshare upgrade-node} flips it).
  */
 public final class NodeView implements AutoCloseable {
-    public static final String DEFAULT_COLOUR = "blue";
     private static final Pattern COLOUR = Pattern.compile("[a-z0-9][a-z0-9-]{0,30}");
 
     private final KubernetesClient client;
@@ -39,7 +38,7 @@ public final class NodeView implements AutoCloseable {
 
     /** A colour that is safe as a path segment, else the default. */
     public static String colourOf(String value) {
-        return value != null && COLOUR.matcher(value.trim()).matches() ? value.trim() : DEFAULT_COLOUR;
+        return value != null && COLOUR.matcher(value.trim()).matches() ? value.trim() : Names.MPS_COLOUR_DEFAULT;
     }
 
     @Override public void close() {

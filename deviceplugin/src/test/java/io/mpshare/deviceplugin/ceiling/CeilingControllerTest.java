@@ -7,7 +7,7 @@ import io.mpshare.mps.Colour;
 import io.mpshare.mps.MpsException;
 import io.mpshare.mps.MpsException.Reason;
 import io.mpshare.mps.SupervisorStatus;
-import io.mpshare.mps.fake.ManualScheduler;
+import io.mpshare.testing.ManualScheduler;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

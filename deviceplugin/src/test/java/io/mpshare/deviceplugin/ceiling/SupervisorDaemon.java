@@ -8,7 +8,7 @@ import io.mpshare.mps.SupervisorMetrics;
 import io.mpshare.mps.SupervisorStatus;
 import io.mpshare.mps.fake.FakeDaemonLauncher;
 import io.mpshare.mps.fake.FakeMpsControl;
-import io.mpshare.mps.fake.ManualScheduler;
+import io.mpshare.testing.ManualScheduler;
 
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.mpshare.deviceplugin.health;
 
 import io.mpshare.deviceplugin.devices.HealthState;
 import io.mpshare.mps.fake.FakeMpsControl;
-import io.mpshare.mps.fake.ManualScheduler;
+import io.mpshare.testing.ManualScheduler;
 import io.mpshare.nvml.fake.FakeNvml;
 import org.junit.jupiter.api.Test;
 

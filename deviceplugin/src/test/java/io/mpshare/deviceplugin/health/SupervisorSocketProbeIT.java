@@ -8,7 +8,7 @@ import io.mpshare.mps.SupervisorMetrics;
 import io.mpshare.mps.SupervisorSocketServer;
 import io.mpshare.mps.fake.FakeDaemonLauncher;
 import io.mpshare.mps.fake.FakeMpsControl;
-import io.mpshare.mps.fake.ManualScheduler;
+import io.mpshare.testing.ManualScheduler;
 import io.mpshare.nvml.fake.FakeNvml;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

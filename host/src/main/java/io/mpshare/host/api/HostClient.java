@@ -2,6 +2,7 @@ package io.mpshare.host.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.mpshare.core.Names;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,6 +20,9 @@ import java.util.Map;
 
 /** The client side of the host API: one request per connection. Errors name what to do. */
 public final class HostClient {
+    /** Where {@code mpshare host} serves its API and {@code run} and {@code ps} find it, unless told otherwise. */
+    public static final String DEFAULT_SOCKET = Names.RUN_DIR + "/host.sock";
+
     private final Path socket;
 
     public HostClient(Path socket) { this.socket = socket; }

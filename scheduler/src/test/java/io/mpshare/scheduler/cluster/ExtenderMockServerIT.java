@@ -18,6 +18,7 @@ import io.mpshare.scheduler.SchedulerExtender;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
+import io.mpshare.testing.Waits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,6 +42,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * extender restarted → the same ledger; deletes and finished pods release; stale assumptions expire.
  */
 class ExtenderMockServerIT {
+    /** How long an informer may take to deliver an event (a bounded poll, not a timed sleep). */
+    private static final Duration INFORMER = Duration.ofSeconds(20);
     static final JsonMapper JSON = JsonMapper.builder().build();
     private KubernetesMockServer server;
     private KubernetesClient client;
@@ -75,8 +77,8 @@ class ExtenderMockServerIT {
     SchedulerExtender startExtender() throws Exception {
         var cfg = ExtenderConfig.defaults().withPort(0);
         var e = new SchedulerExtender(new ExtenderConfig(0, cfg.unit(), cfg.reserveMib(), cfg.policy(), false, Duration.ofMinutes(5),
-                Duration.ofHours(1), 5, 4), client, new BinpackPolicy(), clock, "it");
-        e.start(Duration.ofSeconds(30));
+                Duration.ofHours(1), 4).withStart(Duration.ofSeconds(30), "it"), client, new BinpackPolicy(), clock);
+        e.start();
         return e;
     }
 
@@ -92,14 +94,6 @@ class ExtenderMockServerIT {
                 HttpResponse.BodyHandlers.ofString()).statusCode();
     }
 
-    /** Waits for an informer to deliver an event: a bounded poll on a condition, not a timed sleep. */
-    static void eventually(String what, BooleanSupplier cond) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!cond.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("never happened: " + what);
-            Thread.sleep(10);
-        }
-    }
 
     static String filterArgs(String pod, String ns) {
         return "{\"Pod\":{\"metadata\":{\"name\":\"" + pod + "\",\"namespace\":\"" + ns + "\"},\"spec\":{\"containers\":[{\"name\":\"main\","
@@ -136,7 +130,7 @@ class ExtenderMockServerIT {
                 .contains("already bound to node n1");
 
         var key = PodKey.of("default", "job-0");
-        eventually("informer sees job-0 bound", () -> client.pods().inNamespace("default").withName("job-0").get().getSpec().getNodeName() != null);
+        Waits.until(INFORMER, () -> client.pods().inNamespace("default").withName("job-0").get().getSpec().getNodeName() != null, () -> "informer sees job-0 bound");
         var before = ext.ledger().accounting();
         var booked = ext.ledger().allocation(key).orElseThrow();
         assertThat(booked.phase()).isEqualTo(Phase.BOUND);
@@ -154,23 +148,23 @@ class ExtenderMockServerIT {
         ext = startExtender();
         assertThat(ext.ledger().allocation(PodKey.of("default", "earlier"))).isPresent();
         client.pods().inNamespace("default").withName("earlier").delete();
-        eventually("earlier released", () -> ext.ledger().allocation(PodKey.of("default", "earlier")).isEmpty());
+        Waits.until(INFORMER, () -> ext.ledger().allocation(PodKey.of("default", "earlier")).isEmpty(), () -> "earlier released");
         assertThat(ext.ledger().node("n1").allocatedMib(0)).isZero();
 
         client.pods().inNamespace("default").withName("ack").editStatus(p -> { p.getStatus().setPhase("Succeeded"); return p; });
-        eventually("ack released", () -> ext.ledger().allocation(PodKey.of("default", "ack")).isEmpty());
+        Waits.until(INFORMER, () -> ext.ledger().allocation(PodKey.of("default", "ack")).isEmpty(), () -> "ack released");
         assertThat(ext.ledger().node("n1").allocatedMib()).isZero();
     }
 
     @Test void nodeInventoryChanges_followed() throws Exception {
         ext = startExtender();
         client.nodes().resource(Nodes.node("n3").gpus(4, 81_920).build()).create();
-        eventually("n3 known", () -> ext.ledger().node("n3") != null);
+        Waits.until(INFORMER, () -> ext.ledger().node("n3") != null, () -> "n3 known");
         assertThat(ext.ledger().node("n3").totalMib()).isEqualTo(4 * 81_920L);
         client.nodes().withName("n3").edit(n -> { n.getMetadata().getLabels().remove(Names.NODE_LABEL_SCHEDULE); return n; });
-        eventually("n3 gone when unlabelled", () -> ext.ledger().node("n3") == null);
+        Waits.until(INFORMER, () -> ext.ledger().node("n3") == null, () -> "n3 gone when unlabelled");
         client.nodes().resource(Nodes.node("bad").rawInventory("0|GPU-x|H200|lots|true").build()).create();
-        eventually("bad node known without GPUs", () -> ext.ledger().node("bad") != null);
+        Waits.until(INFORMER, () -> ext.ledger().node("bad") != null, () -> "bad node known without GPUs");
         assertThat(ext.ledger().node("bad").gpuCount()).isZero();
     }
 
@@ -187,13 +181,13 @@ class ExtenderMockServerIT {
 
         // someone else binds it to n2
         client.pods().inNamespace("default").withName("half").edit(p -> { p.getSpec().setNodeName("n2"); return p; });
-        eventually("informer sees half on n2", () -> client.pods().inNamespace("default").withName("half").get().getSpec().getNodeName() != null);
+        Waits.until(INFORMER, () -> client.pods().inNamespace("default").withName("half").get().getSpec().getNodeName() != null, () -> "informer sees half on n2");
         // a booking left by a bind that failed and removed its annotation: job-0 is pending, unannotated
         var jobKey = PodKey.of("default", "job-0");
         assertThat(ext.ledger().assume(jobKey, "", "n1", GpuDemand.simple(1024, 0, 1, 512), new BinpackPolicy()).toString()).contains("Assumed");
         assertThat(ext.expireNow()).isEmpty(); // younger than the TTL
         clock.advance(Duration.ofMinutes(6));
-        eventually("half expires", () -> { ext.expireNow(); return ext.ledger().allocation(PodKey.of("default", "half")).isEmpty(); });
+        Waits.until(INFORMER, () -> { ext.expireNow(); return ext.ledger().allocation(PodKey.of("default", "half")).isEmpty(); }, () -> "half expires");
         assertThat(ext.ledger().allocation(PodKey.of("default", "half"))).isEmpty();
         assertThat(ext.ledger().allocation(jobKey)).isEmpty();
         assertThat(ext.ledger().allocation(PodKey.of("default", "pending"))).isPresent(); // annotated, waiting to be bound: kept

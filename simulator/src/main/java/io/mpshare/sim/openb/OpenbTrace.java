@@ -3,21 +3,25 @@ package io.mpshare.sim.openb;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Reads the "openb" CSV files Alibaba published with cluster-trace-gpu-v2023: a node list and a task list.
  * Columns are found by header name, so the short task files (multigpu50: five columns) read like the long
- * ones. A bad row is rejected with its file and line number ({@link TraceException}).
+ * ones. A bad row is rejected with its file and line number ({@link TraceException}). {@link #writeTasks} writes a
+ * task list back in the same layout (a generated trace then replays like a published one).
  */
 public final class OpenbTrace {
     private OpenbTrace() {}
@@ -43,6 +47,14 @@ public final class OpenbTrace {
         public boolean allows(String model) { return gpuSpec.isEmpty() || gpuSpec.contains(model); }
     }
 
+    /** The tasks in the openb column layout (a spec's models sorted and joined by '|'), in their order. */
+    public static void writeTasks(List<Task> tasks, Writer w) throws IOException {
+        w.write("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n");
+        for (Task t : tasks)
+            w.write(t.name() + "," + t.cpuMilli() + "," + t.memoryMib() + "," + t.numGpu() + "," + t.gpuMilli() + ","
+                    + String.join("|", new TreeSet<>(t.gpuSpec())) + "\n");
+    }
+
     public static List<Node> readNodes(Path file) throws IOException {
         try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) { return readNodes(r, file.toString()); }
     }
@@ -54,7 +66,7 @@ public final class OpenbTrace {
     public static List<Node> readNodes(Reader in, String source) throws IOException {
         Rows rows = new Rows(in, source, List.of("sn", "cpu_milli", "memory_mib", "gpu", "model"));
         List<Node> out = new ArrayList<>();
-        Set<String> names = new java.util.HashSet<>();
+        Set<String> names = new HashSet<>();
         for (String[] f; (f = rows.next()) != null; ) {
             String name = rows.text(f, "sn");
             long cpu = rows.number(f, "cpu_milli", 1, Long.MAX_VALUE);

@@ -12,19 +12,19 @@ import io.mpshare.core.policy.FragmentationPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.TaskMix;
 import io.mpshare.kube.KubePod;
-import io.mpshare.scheduler.LearnedFragmentationPolicy;
-import io.mpshare.scheduler.PipelineHolds;
-import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.cluster.ClusterView;
-import io.mpshare.scheduler.cluster.FailedBinds;
+import io.mpshare.scheduler.cycle.Ask;
+import io.mpshare.scheduler.cycle.AskReader;
+import io.mpshare.scheduler.cycle.PipelineHolds;
+import io.mpshare.scheduler.policy.HostRoom;
+import io.mpshare.scheduler.policy.LearnedFragmentationPolicy;
+import io.mpshare.scheduler.verbs.Verbs;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.StringReader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -59,10 +59,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the same share of every GPU size, as in the trace. Both sides use the trace's mix (the extender's mix is
  * otherwise learned from the pods it sees, {@code DefaultPolicyTest}).
  *
- * <p>Input: the openb default trace from {@code MPSHARE_OPENB_TRACES} (or {@code MPSHARE_OPENB_DIR}), a folder
- * with {@code openb_node_list_gpu_node.csv} and {@code openb_pod_list_default.csv} (Alibaba's clusterdata,
- * cluster-trace-gpu-v2023/csv), else the project's {@code ../shared/traces/alibaba-gpu-v2023}; without either a
- * small embedded table of the trace's own rows.
+ * <p>Input: a small embedded table of the trace's own rows, and the openb default trace ({@code openb_node_list_gpu_node.csv},
+ * {@code openb_pod_list_default.csv}) where {@link OpenbTraces} finds it: skipped without it, failed under {@code CI=true}.
  */
 class ExtenderReplayAgreementTest {
     private static final GpuModels MODELS = new GpuModels().with("G2=24000").with("G3=40960");
@@ -74,9 +72,7 @@ class ExtenderReplayAgreementTest {
     }
 
     @Test void extenderAndReplay_defaultTrace_sameNodeAndGpus() throws IOException {
-        Path dir = traces();
-        Assumptions.assumeTrue(dir != null, "the openb traces are not at ../shared/traces/alibaba-gpu-v2023: set MPSHARE_OPENB_TRACES "
-                + "to the folder of the openb CSV files (github.com/alibaba/clusterdata, cluster-trace-gpu-v2023/csv) to run this case");
+        Path dir = OpenbTraces.require("openb_node_list_gpu_node.csv", "openb_pod_list_default.csv");
         List<OpenbTrace.Node> all = OpenbTrace.readNodes(dir.resolve("openb_node_list_gpu_node.csv"));
         List<OpenbTrace.Node> kinds = new ArrayList<>();
         java.util.Map<List<Object>, Integer> seen = new java.util.HashMap<>();
@@ -155,12 +151,12 @@ class ExtenderReplayAgreementTest {
         record Choice(String node, List<Integer> gpus, String gpuOnlyNode) {}
 
         Extended(List<OpenbTrace.Node> nodes, TaskMix mix) {
-            policy = new LearnedFragmentationPolicy(false, new io.mpshare.scheduler.host.HostRoom(), mix, 1, Integer.MAX_VALUE);
-            view = new ClusterView(null, ledger, UNIT, null, Duration.ofSeconds(30), policy::observe, new FailedBinds());
+            policy = new LearnedFragmentationPolicy(false, new HostRoom(), mix, 1, Integer.MAX_VALUE);
+            view = new ClusterView(null, ledger, UNIT, null, Duration.ofSeconds(30), policy::observe);
             view.addNodeHandler(policy.host().nodeEvents());
             view.addPodHandler(policy.host().podEvents());
             var engine = new PlacementEngine(ledger, policy);
-            verbs = new Verbs(engine, new DemandResolver(0, UNIT), UNIT, new PipelineHolds(engine, clock, Duration.ofSeconds(5)));
+            verbs = new Verbs(engine, new AskReader(UNIT, new DemandResolver(0, UNIT)), new PipelineHolds(engine, clock, Duration.ofSeconds(5)));
             for (OpenbTrace.Node n : nodes) {
                 var b = Nodes.node(n.name()).allocatable(n.cpuMilli() + "m", n.memoryMib() + "Mi");
                 if (n.gpus() > 0) b.gpus(n.gpus(), MODELS.mib(n.model()));
@@ -173,14 +169,14 @@ class ExtenderReplayAgreementTest {
             Pod pod = pod(t, name).build();
             pending.put(name, pod);
             view.offer(KubePod.of(pod)); // the pod informer sees the pending pod first
-            var facts = KubePod.of(pod).facts();
-            var filtered = verbs.filter(facts, hostFits);
+            var ask = verbs.ask(KubePod.of(pod).facts());
+            var filtered = verbs.filter(ask, hostFits);
             assertThat(filtered.error()).as(name).isEmpty();
             if (filtered.fits().isEmpty()) return null;
-            var d = ((Verbs.Need.Gpu) verbs.need(facts)).demand();
+            var d = ((Ask.Gpu) ask).demand();
             // what the GPU-only policy would take (bestNode breaks ties by name: the node names sort in list order)
             String gpuOnly = new PlacementEngine(ledger, policy.current()).bestNode(d, filtered.fits());
-            var scores = verbs.prioritize(facts, filtered.fits());
+            var scores = verbs.prioritize(ask, filtered.fits());
             assertThat(scores.error()).as(name).isEmpty();
             var top = scores.scores().stream().filter(s -> s.score() == PlacementEngine.MAX_SCORE).toList();
             assertThat(top).as(name + ": one node at the top score").hasSize(1);
@@ -233,21 +229,6 @@ class ExtenderReplayAgreementTest {
 
     /** Nodes of each (GPUs, model, CPU, memory) kind of the openb node list (15 kinds: 1 to 8 GPUs of 7 models, 8 to 128 cores). */
     private static final int PER_KIND = 4;
-
-    /** MPSHARE_OPENB_TRACES (or MPSHARE_OPENB_DIR), else the project's ../shared/traces/alibaba-gpu-v2023, else null. */
-    private static Path traces() {
-        for (String env : List.of("MPSHARE_OPENB_TRACES", "MPSHARE_OPENB_DIR")) {
-            String v = System.getenv(env);
-            if (v != null && !v.isBlank()) {
-                Path p = Path.of(v);
-                if (!Files.isRegularFile(p.resolve("openb_pod_list_default.csv")))
-                    throw new IllegalStateException(env + "=" + v + " holds no openb_pod_list_default.csv: point it at the folder of the openb CSV files");
-                return p;
-            }
-        }
-        Path shared = Path.of("..", "..", "shared", "traces", "alibaba-gpu-v2023");
-        return Files.isRegularFile(shared.resolve("openb_pod_list_default.csv")) ? shared : null;
-    }
 
     /** Nine nodes of the openb node list, one of each of nine kinds (31 GPUs of 7 models, 8 to 128 cores). */
     private static final String EMBEDDED_NODES = """

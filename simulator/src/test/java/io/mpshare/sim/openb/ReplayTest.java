@@ -75,7 +75,7 @@ class ReplayTest {
 
     @Test
     void parseSeeds_rangesAndLists() {
-        assertThat(OpenbReplayMain.parseSeeds("42-45")).containsExactly(42L, 43L, 44L, 45L);
-        assertThat(OpenbReplayMain.parseSeeds("1,5")).containsExactly(1L, 5L);
+        assertThat(ReplayRun.parseSeeds("42-45")).containsExactly(42L, 43L, 44L, 45L);
+        assertThat(ReplayRun.parseSeeds("1,5")).containsExactly(1L, 5L);
     }
 }

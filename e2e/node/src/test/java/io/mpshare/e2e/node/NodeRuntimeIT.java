@@ -1,5 +1,6 @@
 package io.mpshare.e2e.node;
 
+import io.mpshare.testing.Waits;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.mpshare.core.Names;
 import io.mpshare.deviceplugin.kubelet.PodResourcesClient;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
+import io.mpshare.testing.Waits;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.mpshare.core.Names;
+import io.mpshare.testing.Waits;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,11 +1,10 @@
 package io.mpshare.sim.openb.variants;
 
 import io.mpshare.sim.openb.OpenbTrace;
-import org.junit.jupiter.api.Assumptions;
+import io.mpshare.sim.openb.OpenbTraces;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -14,18 +13,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The generator against the two resampled files Alibaba published: a generated gpushare100 and multigpu50
- * must have the real files' task-shape statistics. Needs the openb CSV files: set MPSHARE_OPENB_DIR to a
- * folder with openb_node_list_gpu_node.csv, openb_pod_list_default.csv, openb_pod_list_gpushare100.csv and
- * openb_pod_list_multigpu50.csv (git clone https://github.com/alibaba/clusterdata, folder
- * cluster-trace-gpu-v2023/csv); without it the project's ../shared/traces/alibaba-gpu-v2023 is tried, else skipped.
+ * must have the real files' task-shape statistics. Needs the openb CSV files where {@link OpenbTraces} finds them
+ * (skipped without them, failed under {@code CI=true}).
  */
 class PublishedVariantsTest {
     static Path dir() {
-        String env = System.getenv("MPSHARE_OPENB_DIR");
-        Path p = env != null && !env.isBlank() ? Path.of(env) : Path.of("..", "..", "shared", "traces", "alibaba-gpu-v2023");
-        Assumptions.assumeTrue(Files.isRegularFile(p.resolve("openb_pod_list_gpushare100.csv")),
-                "openb traces not found at " + p.toAbsolutePath() + "; set MPSHARE_OPENB_DIR (see the class comment)");
-        return p;
+        return OpenbTraces.require("openb_node_list_gpu_node.csv", "openb_pod_list_default.csv", "openb_pod_list_gpushare100.csv",
+                "openb_pod_list_multigpu50.csv");
     }
 
     static List<OpenbTrace.Task> read(String name) throws IOException { return OpenbTrace.readTasks(dir().resolve("openb_pod_list_" + name + ".csv")); }
