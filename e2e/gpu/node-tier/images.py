@@ -152,9 +152,12 @@ def ldd(paths):
 
 
 def interpreter_paths(python):
-    code = "import sysconfig; print(sysconfig.get_path('stdlib')); print(sysconfig.get_path('platstdlib'))"
+    """The interpreter's standard library folders, and its home (PYTHONHOME) when the library sits under it as usual."""
+    code = ("import sys, sysconfig; print(sysconfig.get_path('stdlib')); print(sysconfig.get_path('platstdlib')); "
+            "print(sys.base_prefix); print(f'python{sys.version_info[0]}.{sys.version_info[1]}')")
     r = subprocess.run([python, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
-    return sorted(set(r.stdout.split()))
+    stdlib, platstdlib, home, version = r.stdout.split()
+    return sorted({stdlib, platstdlib}), home if stdlib == os.path.join(home, "lib", version) else None
 
 
 def add_tree(layer, top, skip):
@@ -178,7 +181,8 @@ def seed(a):
         if "/" + name != exe:
             layer.link(name, exe)
     elfs = [exe]
-    for d in interpreter_paths(exe):
+    stdlib, home = interpreter_paths(exe)
+    for d in stdlib:
         elfs += add_tree(layer, d, STDLIB_SKIP)
     layer.host("/bin/sh")
     elfs.append(os.path.realpath("/bin/sh"))
@@ -196,7 +200,8 @@ def seed(a):
         if os.path.isfile(p):
             with open(p, "rb") as fh:
                 layer.data(f"{APP_DIR}/{f}", fh.read())
-    config = {"User": a.user, "Env": CUDA_ENV + list(a.env), "WorkingDir": "/root", "Cmd": ["python"]}
+    env = CUDA_ENV + ([f"PYTHONHOME={home}"] if home else []) + list(a.env)
+    config = {"User": a.user, "Env": env, "WorkingDir": "/root", "Cmd": ["python"]}
     digest = archive(a.out, a.ref, layer, config)
     if a.files_out:
         with open(a.files_out, "w") as f:
