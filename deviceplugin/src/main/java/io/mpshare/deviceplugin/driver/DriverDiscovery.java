@@ -77,6 +77,22 @@ public final class DriverDiscovery {
         }
     }
 
+    /**
+     * The driver's NVML library ({@code libnvidia-ml.so.1}) under the driver root as this process sees it, for a
+     * process that runs in a pod with the host's driver mounted rather than given by NVIDIA's runtime.
+     */
+    public static Optional<Path> nvmlLibrary(DriverRoots roots) {
+        try {
+            for (Path d : libraryFolders(roots, Optional.empty())) {
+                Path p = d.resolve("libnvidia-ml.so.1");
+                if (Files.exists(p)) return Optional.of(p);
+            }
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+        return Optional.empty();
+    }
+
     static List<Path> libraryFolders(DriverRoots roots, Optional<Path> loadedNvml) throws IOException {
         Path root = roots.seenDriverRoot();
         Set<Path> out = new LinkedHashSet<>();
