@@ -45,6 +45,8 @@ class ChartTest {
                 Map.entry("webhook.failurePolicy", "Ignore"),
                 Map.entry("mpsControl.hostIPC", "true"),
                 Map.entry("devicePlugin.mountDevShm", "true"),
+                Map.entry("devicePlugin.deviceListStrategy", "device-specs"),
+                Map.entry("devicePlugin.driverRoot", "/run/nvidia/driver"),
                 Map.entry("mpsControl.colours.green.tag", "0.2.0"),
                 Map.entry("runtimeClassName", "nvidia"),
                 Map.entry("metrics.serviceMonitor.enabled", "true"),
@@ -96,6 +98,17 @@ class ChartTest {
         assertThat(green.getRuntimeClassName()).isEqualTo("nvidia");
         PodSpec plugin = other.one(DaemonSet.class, FULL + "-device-plugin").getSpec().getTemplate().getSpec();
         assertThat(Rendered.container(plugin, "device-plugin").getArgs()).contains("--mount-dev-shm");
+    }
+
+    @Test
+    void devicePlugin_deviceSpecs_findsTheDriverUnderTheHostsRootsMountedReadOnly() {
+        PodSpec plugin = other.one(DaemonSet.class, FULL + "-device-plugin").getSpec().getTemplate().getSpec();
+        Container c = Rendered.container(plugin, "device-plugin");
+        assertThat(c.getArgs()).contains("--device-list-strategy=device-specs", "--driver-root=/run/nvidia/driver", "--driver-root-mount=/driver-root",
+                "--dev-root=/", "--dev-root-mount=/host").noneMatch(a -> a.startsWith("--cdi-spec-dir"));
+        assertThat(hostPaths(plugin)).contains("/run/nvidia/driver", "/dev");
+        assertThat(c.getVolumeMounts()).filteredOn(m -> m.getMountPath().equals("/driver-root") || m.getMountPath().equals("/host/dev"))
+                .hasSize(2).allMatch(m -> Boolean.TRUE.equals(m.getReadOnly()));
     }
 
     @Test

@@ -18,6 +18,7 @@ import io.mpshare.deviceplugin.cluster.NodePodCache;
 import io.mpshare.deviceplugin.cluster.NodeView;
 import io.mpshare.deviceplugin.cluster.PodAnnotator;
 import io.mpshare.deviceplugin.devices.DeviceCatalog;
+import io.mpshare.deviceplugin.driver.DeviceLists;
 import io.mpshare.deviceplugin.devices.HealthState;
 import io.mpshare.deviceplugin.health.DaemonProbe;
 import io.mpshare.deviceplugin.health.HealthMonitor;
@@ -57,6 +58,8 @@ import java.util.logging.Logger;
  */
 public final class DevicePluginNode implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(DevicePluginNode.class.getName());
+    /** Where this process's memory map names the NVML library it loaded (the device-list strategies' driver folder). */
+    private static final Path PROC_SELF_MAPS = Path.of("/proc/self/maps");
 
     private final ScheduledExecutorService exec;
     private final ExecutorService slow;
@@ -133,6 +136,8 @@ public final class DevicePluginNode implements AutoCloseable {
         if (hw.gpus().isEmpty()) throw new IllegalStateException("NVML lists no GPU on node " + cfg.nodeName() + ": nothing to share");
         var memCheck = DeviceCatalog.memory(hw, cfg.unit(), HealthState.healthy());
         DeviceCatalog.checkSize(Names.RESOURCE_GPU_MEM, cfg.unit(), memCheck, cfg.listBudgetBytes());
+        // how containers reach their GPUs (--device-list-strategy), found before anything starts: a driver not found stops here
+        var access = DeviceLists.open(cfg.deviceList(), nvml, hw, PROC_SELF_MAPS);
 
         ScheduledExecutorService exec = Executors.newScheduledThreadPool(3, r -> {
             Thread t = new Thread(r, "mpshare-device-plugin");
@@ -168,7 +173,7 @@ public final class DevicePluginNode implements AutoCloseable {
             try { reconciler.reconcile(); } catch (RuntimeException e) { LOG.fine("reconcile before a direct read failed: " + e.getMessage()); }
             pods.readThrough(budget);
         }, cfg.fallbackBudget());
-        var manager = new AllocationManager(book, new AnswerBuilder(cfg.runDir(), cfg.mountDevShm(), cfg.unit()), clock,
+        var manager = new AllocationManager(book, new AnswerBuilder(cfg.runDir(), cfg.mountDevShm(), cfg.unit(), access), clock,
                 new AllocationManager.ChangeWaiter() {
                     @Override public long version() { return pods.version(); }
 

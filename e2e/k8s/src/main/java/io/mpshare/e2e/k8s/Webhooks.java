@@ -110,7 +110,8 @@ public final class Webhooks {
         cp.stop(w.process());
     }
 
-    private static WebhookClientConfig local(WebhookClientConfig c, int port, String ca) {
+    /** The chart's client config pointed at {@code https://127.0.0.1:PORT<the service path>} with {@code ca} as caBundle. */
+    static WebhookClientConfig local(WebhookClientConfig c, int port, String ca) {
         String path = c.getService() != null && c.getService().getPath() != null ? c.getService().getPath() : "/";
         var out = new WebhookClientConfig();
         out.setUrl("https://127.0.0.1:" + port + path);
