@@ -137,6 +137,10 @@ public final class Ledger {
                 }
                 NodeState base = existing != null && existing.node().equals(n) ? s.without(k) : s;
                 switch (chooser.choose(base, demand)) {
+                    case GpuChooser.Choice.Chosen f when misfit(base, demand, f.positions()) instanceof String why -> {
+                        out[0] = new AssumeResult.Rejected(why);
+                        return s;
+                    }
                     case GpuChooser.Choice.Chosen f -> {
                         List<Integer> idx = new ArrayList<>(f.positions().length);
                         List<String> uuids = new ArrayList<>(f.positions().length);
@@ -153,6 +157,29 @@ public final class Ledger {
             return booked[0];
         });
         return out[0];
+    }
+
+    /**
+     * Why {@code positions} cannot take {@code demand} on {@code s}, or null when they can: as many distinct, usable
+     * GPUs as asked, each with the charge's memory and cores free. The ledger checks what any chooser picked, under the
+     * node's lock, so a fault in a placement policy (or an evaluation remembered past its snapshot) is a refused bind,
+     * which kube-scheduler retries, and never an over-committed GPU.
+     */
+    static String misfit(NodeState s, GpuDemand demand, int[] positions) {
+        if (positions.length != demand.gpuCount())
+            return "the placement chose " + positions.length + " GPU(s) on node " + s.name() + " for a pod of " + demand.gpuCount() + ": refused";
+        for (int i = 0; i < positions.length; i++) {
+            int pos = positions[i];
+            if (pos < 0 || pos >= s.gpuCount()) return "the placement chose no GPU of node " + s.name() + " (position " + pos + "): refused";
+            for (int j = 0; j < i; j++)
+                if (positions[j] == pos) return "the placement chose GPU " + s.gpuIndex(pos) + " of node " + s.name() + " twice: refused";
+            if (!s.usable(pos)) return "GPU " + s.gpuIndex(pos) + " of node " + s.name() + " is unhealthy: refused";
+            if (s.totalMib(pos) - s.allocatedMib(pos) < demand.chargeMib() || s.freeCore(pos) < demand.chargeCore())
+                return "GPU " + s.gpuIndex(pos) + " of node " + s.name() + " has " + (s.totalMib(pos) - s.allocatedMib(pos)) + " MiB and "
+                        + s.freeCore(pos) + " % of cores free, less than the pod's " + demand.chargeMib() + " MiB and " + demand.chargeCore()
+                        + " %: refused (the placement chose it on an older view; kube-scheduler tries the pod again)";
+        }
+        return null;
     }
 
     /**

@@ -51,6 +51,24 @@ class LedgerTest {
         assertThat(ledger.node("n2").allocatedMib()).isZero();
     }
 
+    /** Whatever a chooser answers, the ledger books no GPU past its size, twice in one pod, or unhealthy. */
+    @Test
+    void assume_chooserPicksAFullGpu_refusedAndNothingBooked() {
+        for (int i = 0; i < 18; i++) ledger.assume(key("f" + i), "uid-f" + i, "n1", gib(7), (node, demand) -> new GpuChooser.Choice.Chosen(new int[] {0}));
+        long before = ledger.node("n1").allocatedMib(0); // 18 × 7,680 MiB of 143,771: a 19th does not fit
+        assertThat(before).isLessThanOrEqualTo(ledger.node("n1").totalMib(0));
+
+        var over = ledger.assume(key("over"), "uid-over", "n1", gib(7), (node, demand) -> new GpuChooser.Choice.Chosen(new int[] {0}));
+        var twice = ledger.assume(key("twice"), "uid-twice", "n2", demand(14 * 1024, 0, 2), (node, demand) -> new GpuChooser.Choice.Chosen(new int[] {1, 1}));
+
+        assertThat(over).isInstanceOf(AssumeResult.Rejected.class);
+        assertThat(((AssumeResult.Rejected) over).reason()).contains("GPU 0 of node n1").contains("refused");
+        assertThat(twice).isInstanceOf(AssumeResult.Rejected.class);
+        assertThat(ledger.node("n1").allocatedMib(0)).isEqualTo(before);
+        assertThat(ledger.node("n2").allocatedMib()).isZero();
+        assertThat(ledger.allocation(key("over"))).isEmpty();
+    }
+
     @Test
     void assume_sameDemandTwice_alreadyPlacedAndChargedOnce() {
         ledger.assume(key("a"), "uid-a", "n1", gib(7), BINPACK);
