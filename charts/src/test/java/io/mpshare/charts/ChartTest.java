@@ -136,7 +136,9 @@ class ChartTest {
     @Test
     void kubeletRootDir_devicePluginMountsItAndTheWebhookProtectsIt() {
         PodSpec plugin = other.one(DaemonSet.class, FULL + "-device-plugin").getSpec().getTemplate().getSpec();
-        assertThat(hostPaths(plugin)).containsExactlyInAnyOrder("/var/lib/k0s/kubelet/device-plugins", "/var/lib/k0s/kubelet/pod-resources", Names.RUN_DIR);
+        // this render's device-specs strategy adds the driver's root and /dev (read-only; ChartTest's default render has neither)
+        assertThat(hostPaths(plugin)).containsExactlyInAnyOrder("/var/lib/k0s/kubelet/device-plugins", "/var/lib/k0s/kubelet/pod-resources", Names.RUN_DIR,
+                "/run/nvidia/driver", "/dev");
         assertThat(Rendered.container(plugin, "device-plugin").getVolumeMounts()).extracting(m -> m.getMountPath())
                 .contains(Names.DEVICE_PLUGIN_DIR, "/var/lib/kubelet/pod-resources");
         assertThat(Rendered.container(other.one(Deployment.class, FULL + "-webhook").getSpec().getTemplate().getSpec(), "webhook").getArgs())
