@@ -86,7 +86,7 @@ public final class SchedulerExtender implements AutoCloseable {
         this.timers = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("extender-expiry").daemon(true).factory());
         BiConsumer<PodKey, GpuDemand> seen = (k, d) -> { };
         if (policy instanceof LearnedFragmentationPolicy learned) seen = learned::observe; // the default policy learns its task mix
-        this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod(), seen);
+        this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod(), seen, checks::accepts);
         if (policy instanceof LearnedFragmentationPolicy learned) { // and reads host CPU and memory from the same informers
             view.addNodeHandler(learned.host().nodeEvents());
             view.addPodHandler(learned.host().podEvents());
