@@ -68,7 +68,7 @@ public final class Fabric8PodApi implements PodApi {
     }
 
     /**
-     * Writes {@code mpshare.io/requeue: note} on a pending pod (a JSON merge patch carrying the pod's UID, so another pod
+     * Writes {@code requeue.mpshare.io/at: note} on a pending pod (a JSON merge patch carrying the pod's UID, so another pod
      * of that name is not touched: its UID cannot change). Any update of a pending pod makes kube-scheduler retry it;
      * the extender wakes the pods it refused this way once room for them appears.
      */

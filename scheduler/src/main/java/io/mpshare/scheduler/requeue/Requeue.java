@@ -32,7 +32,7 @@ import java.util.function.Predicate;
  * room (a pod deleted or finished, a booking released, a GPU healthy again, a node added, a nomination's hold ended),
  * kube-scheduler has either seen no event at all, or seen one before the extender did and been refused again; then
  * the pod waits for the next unrelated event or kube-scheduler's 5-minute flush. So the extender writes
- * {@code mpshare.io/requeue} on each such pod that now fits: an update of a pending pod makes kube-scheduler v1.31
+ * {@code requeue.mpshare.io/at} on each such pod that now fits: an update of a pending pod makes kube-scheduler v1.31
  * move it out of its unschedulable pool (at once, or after its backoff).
  *
  * <p>Implementation notes.

@@ -199,7 +199,7 @@ class ExtenderMockServerIT {
 
     /**
      * A pod the filter refused everywhere for lack of room is woken once the pod holding the room is deleted: the extender
-     * writes {@code mpshare.io/requeue} on it through the real client (the update kube-scheduler retries it on), with the
+     * writes {@code requeue.mpshare.io/at} on it through the real client (the update kube-scheduler retries it on), with the
      * pod's UID as precondition; the pod that still fits nowhere is left alone.
      */
     @Test void refusedPod_holderDeleted_requeueNoteWritten_onlyOnThePodThatFitsNow() throws Exception {
