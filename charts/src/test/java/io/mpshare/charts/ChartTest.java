@@ -157,7 +157,13 @@ class ChartTest {
                 "--policy=" + Names.DEFAULT_PLACEMENT_POLICY); // the policy simulate's report names as the extender's
         assertThat(Rendered.container(pod, "kube-scheduler").getCommand()).contains("--config=/etc/mpshare/scheduler-config.yaml");
         assertThat(Rendered.container(pod, "extender").getReadinessProbe().getHttpGet().getPath()).isEqualTo(Names.EXTENDER_PREFIX + "/readyz");
+        // the verbs and inspect listen on loopback: kubelet's probes and the metrics scrape use the probes' port
+        assertThat(Rendered.container(pod, "extender").getArgs()).contains("--probe-port=39998");
+        assertThat(Rendered.container(pod, "extender").getPorts()).extracting(p -> p.getName() + ":" + p.getContainerPort()).containsExactly("probes:39998");
+        assertThat(Rendered.container(pod, "extender").getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("probes");
+        assertThat(Rendered.container(pod, "extender").getLivenessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("probes");
         assertThat(defaults.one(Service.class, FULL + "-scheduler-metrics").getMetadata().getLabels()).containsEntry("mpshare.io/metrics", "true");
+        assertThat(defaults.one(Service.class, FULL + "-scheduler-metrics").getSpec().getPorts().getFirst().getTargetPort().getStrVal()).isEqualTo("probes");
 
         Map<String, Object> cfg = yaml(defaults.one(ConfigMap.class, FULL + "-scheduler-config").getData().get("scheduler-config.yaml"));
         assertThat(cfg).containsEntry("apiVersion", "kubescheduler.config.k8s.io/v1").containsEntry("kind", "KubeSchedulerConfiguration");
@@ -178,16 +184,16 @@ class ChartTest {
         assertThat(defaults.has("RoleBinding", FULL + "-scheduler-auth-reader")).isTrue();
     }
 
-    /** The extender's own role is read-only on pods: its one write is the Binding (annotations inside it). */
+    /** The extender's own role: it reads pods and nodes, creates Bindings (annotations inside) and patches pods (the requeue note). */
     @Test
-    void scheduler_extenderRole_readsPodsAndNodes_writesOnlyBindings() {
+    void scheduler_extenderRole_readsPodsAndNodes_writesBindingsAndPatchesPods() {
         ClusterRole role = defaults.one(ClusterRole.class, FULL + "-scheduler-extender");
         Map<String, List<String>> verbs = new java.util.TreeMap<>();
         for (var rule : role.getRules())
             for (String res : rule.getResources()) verbs.computeIfAbsent(res, k -> new ArrayList<>()).addAll(rule.getVerbs());
         assertThat(verbs).containsOnly(
                 Map.entry("nodes", List.of("get", "list", "watch")),
-                Map.entry("pods", List.of("get", "list", "watch")),
+                Map.entry("pods", List.of("get", "list", "watch", "patch")),
                 Map.entry("pods/binding", List.of("create")),
                 Map.entry("bindings", List.of("create")));
     }

@@ -64,7 +64,7 @@ class NetworkPolicyChartTest {
     void bundledScheduler_extenderAndKubeSchedulerPortsFromMetricsPeersOnly() {
         NetworkPolicy s = defaults.one(NetworkPolicy.class, FULL + "-scheduler");
         selects(s, defaults.one(Deployment.class, FULL + "-scheduler").getSpec().getTemplate().getMetadata().getLabels());
-        assertThat(s.getSpec().getIngress()).singleElement().satisfies(rule -> assertThat(ports(rule)).containsExactly(39999, 10259));
+        assertThat(s.getSpec().getIngress()).singleElement().satisfies(rule -> assertThat(ports(rule)).containsExactly(39998, 10259));
     }
 
     @Test

@@ -49,6 +49,10 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
     @Option(names = "--tls-cert", description = "serve HTTPS with this PEM certificate (chain); needs --tls-key and --tls-client-ca") Path tlsCert;
     @Option(names = "--tls-key", description = "PKCS#8 PEM key of --tls-cert") Path tlsKey;
     @Option(names = "--tls-client-ca", description = "PEM CA that signs kube-scheduler's client certificate (the extender config's tlsConfig); only it is trusted") Path tlsClientCa;
+    @Option(names = "--probe-port", defaultValue = "0", description = "a second port, on every interface, serving only healthz, readyz, version and metrics:"
+            + " with --verbs-from=loopback the main port listens on 127.0.0.1 alone, so kubelet's probes and the metrics scrape use this one; 0 = none (default ${DEFAULT-VALUE})") int probePort;
+    @Option(names = "--requeue-rate", defaultValue = "" + ExtenderConfig.DEFAULT_REQUEUE_RATE, description = "pending pods refused for lack of room are woken (kube-scheduler retries them)"
+            + " once room for them appears, at most this many per second across the cluster; 0 = never (default ${DEFAULT-VALUE})") double requeueRate;
     @Option(names = "--scheduler-name", defaultValue = Names.SCHEDULER_NAME, split = ",", description = "scheduler profile(s) whose pods bind accepts; '*' accepts any (default ${DEFAULT-VALUE})") List<String> schedulerNames;
 
     @Override public Integer call() throws Exception {
@@ -73,7 +77,8 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
         int threads = httpThreads > 0 ? httpThreads : Runtime.getRuntime().availableProcessors();
         return new ExtenderConfig(port, MemoryUnit.parse(unit), reserveMib, policy, uidRule, assumeTtl, expiryPeriod, threads)
                 .withGuards(holdTtl, recheckNodes, httpOptions(), schedulerNames.contains("*") ? Set.of() : Set.copyOf(schedulerNames))
-                .withStart(syncTimeout, version());
+                .withStart(syncTimeout, version())
+                .withProbesAndRequeue(probePort, requeueRate);
     }
 
     private HttpOptions httpOptions() {

@@ -54,6 +54,11 @@ class SchedulerExtenderCommandTest {
         assertEquals(3, c.httpThreads());
         assertEquals("binpack", c.policy());
         assertEquals(Set.of(), parsed("--scheduler-name=*").config().schedulerNames(), "'*' accepts any scheduler");
+        ExtenderConfig probes = parsed("--probe-port=4001", "--requeue-rate=0").config();
+        assertEquals(4001, probes.probePort());
+        assertEquals(0.0, probes.requeueRate(), "0 wakes no refused pod");
+        assertEquals(ExtenderConfig.DEFAULT_REQUEUE_RATE, parsed().config().requeueRate());
+        assertEquals(0, parsed().config().probePort(), "no probes' port unless asked");
     }
 
     @Test

@@ -33,6 +33,12 @@ public final class Names {
     public static final String ANN_ASSUME_TIME = ANNOTATION_PREFIX + "assume-time";
     /** Pod: "true" once the device plugin answered Allocate for it. */
     public static final String ANN_ASSIGNED = ANNOTATION_PREFIX + "assigned";
+    /**
+     * Pod: written by the extender on a pending pod it refused for lack of room once room for it appeared (when, and
+     * where): the pod update makes kube-scheduler retry it. Nothing reads it, so it lies outside {@code mpshare.io/},
+     * whose keys only mpshare may write: a tenant that writes it wakes its own pod, as any edit of it does.
+     */
+    public static final String ANN_REQUEUE = "requeue.mpshare.io/at";
     /** Pod: per-container GPU usage as last seen by the node's policer. */
     public static final String ANN_USAGE = ANNOTATION_PREFIX + "usage";
     /** Node: GPU inventory published by the device plugin ({@code codec.InventoryCodec}). */

@@ -3,9 +3,12 @@ package io.mpshare.kube;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.mpshare.core.Names;
 import io.mpshare.core.model.PodKey;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
@@ -62,6 +65,32 @@ public final class Fabric8PodApi implements PodApi {
         }
         if (resp.code() / 100 != 2)
             throw new Failure(resp.code(), "bind pod " + pod + " to node " + node + ": API server answered " + resp.code() + " " + abbreviate(resp.body()));
+    }
+
+    /**
+     * Writes {@code requeue.mpshare.io/at: note} on a pending pod (a JSON merge patch carrying the pod's UID, so another pod
+     * of that name is not touched: its UID cannot change). Any update of a pending pod makes kube-scheduler retry it;
+     * the extender wakes the pods it refused this way once room for them appears.
+     */
+    public void requeue(PodKey pod, String uid, String note) throws Failure {
+        StringWriter sw = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), sw)) {
+            g.writeStartObject();
+            g.writeName("metadata");
+            g.writeStartObject();
+            if (!uid.isEmpty()) g.writeStringProperty("uid", uid);
+            g.writeName("annotations");
+            g.writeStartObject();
+            g.writeStringProperty(Names.ANN_REQUEUE, note);
+            g.writeEndObject();
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+        try {
+            client.pods().inNamespace(pod.namespace()).withName(pod.name()).patch(PatchContext.of(PatchType.JSON_MERGE), sw.toString());
+        } catch (KubernetesClientException e) {
+            throw failure("requeue pod " + pod, e);
+        }
     }
 
     /** The Binding: the pod's name, namespace and UID (a precondition), the node, and the annotations to merge into the pod. */

@@ -27,21 +27,27 @@ import java.util.Set;
  * @param schedulerNames the scheduler profiles whose pods bind accepts (empty: any)
  * @param syncTimeout    how long {@link SchedulerExtender#start} waits for the informers' first list of nodes and pods
  * @param version        what {@code GET version} answers
+ * @param probePort      a second port, on every interface, serving only healthz, readyz, version and metrics (kubelet's
+ *                       probes, the metrics scrape) while the main port is on loopback in bundled mode; 0: none
+ * @param requeueRate    refused pods woken per second at most, once room for them appears
+ *                       (docs/decisions/requeue-refused-pods.md); 0: none are woken
  */
 public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String policy, boolean uidRule,
                              Duration assumeTtl, Duration expiryPeriod, int httpThreads,
                              Duration holdTtl, int recheckNodes, HttpOptions http, Set<String> schedulerNames,
-                             Duration syncTimeout, String version) {
+                             Duration syncTimeout, String version, int probePort, double requeueRate) {
     /** The default hold: far above the milliseconds between prioritize and bind, short enough that an unused hold costs little. */
     public static final Duration DEFAULT_HOLD_TTL = Duration.ofSeconds(5);
     public static final int DEFAULT_RECHECK_NODES = 8;
     public static final Duration DEFAULT_SYNC_TIMEOUT = Duration.ofMinutes(5);
+    /** Refused pods woken per second at most: each wake is one PATCH of a pod and one scheduling cycle. */
+    public static final double DEFAULT_REQUEUE_RATE = 20;
 
     /** The placement and expiry settings; the guards and the rest as {@link #defaults()} has them. */
     public ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String policy, boolean uidRule,
                           Duration assumeTtl, Duration expiryPeriod, int httpThreads) {
         this(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads,
-                DEFAULT_HOLD_TTL, DEFAULT_RECHECK_NODES, HttpOptions.defaults(), Set.of(), DEFAULT_SYNC_TIMEOUT, "dev");
+                DEFAULT_HOLD_TTL, DEFAULT_RECHECK_NODES, HttpOptions.defaults(), Set.of(), DEFAULT_SYNC_TIMEOUT, "dev", 0, DEFAULT_REQUEUE_RATE);
     }
 
     public ExtenderConfig {
@@ -58,6 +64,9 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
         schedulerNames = Set.copyOf(schedulerNames);
         if (syncTimeout.isNegative() || syncTimeout.isZero()) throw new IllegalArgumentException("sync timeout must be > 0, got " + syncTimeout);
         Objects.requireNonNull(version, "version");
+        if (probePort < 0 || probePort > 65535) throw new IllegalArgumentException("probe port must be 0-65535, got " + probePort);
+        if (probePort != 0 && probePort == port) throw new IllegalArgumentException("the probe port must differ from the port, both are " + port);
+        if (!(requeueRate >= 0) || requeueRate > 10_000) throw new IllegalArgumentException("requeue rate must be 0-10000 pods per second, got " + requeueRate);
     }
 
     public static ExtenderConfig defaults() {
@@ -67,7 +76,13 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
 
     public ExtenderConfig withPort(int p) {
         return new ExtenderConfig(p, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, syncTimeout, version);
+                schedulerNames, syncTimeout, version, probePort, requeueRate);
+    }
+
+    /** The same with a probes' port (0: none) and the rate refused pods are woken at (0: never). */
+    public ExtenderConfig withProbesAndRequeue(int probes, double rate) {
+        return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
+                schedulerNames, syncTimeout, version, probes, rate);
     }
 
     /**
@@ -76,12 +91,12 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
      */
     public ExtenderConfig withGuards(Duration hold, int recheck, HttpOptions options, Set<String> schedulers) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, hold, recheck, options,
-                schedulers, syncTimeout, version);
+                schedulers, syncTimeout, version, probePort, requeueRate);
     }
 
     /** The same with how long start waits for the informers, and the version it reports. */
     public ExtenderConfig withStart(Duration sync, String v) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, sync, v);
+                schedulerNames, sync, v, probePort, requeueRate);
     }
 }

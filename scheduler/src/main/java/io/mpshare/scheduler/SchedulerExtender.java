@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.mpshare.core.Names;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
@@ -27,9 +28,12 @@ import io.mpshare.scheduler.policy.LearnedFragmentationPolicy;
 import io.mpshare.scheduler.preempt.NominationHold;
 import io.mpshare.scheduler.preempt.Nominations;
 import io.mpshare.scheduler.preempt.PreemptVerb;
+import io.mpshare.scheduler.requeue.Refusals;
+import io.mpshare.scheduler.requeue.Requeue;
 import io.mpshare.scheduler.verbs.Verbs;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -43,7 +47,7 @@ import java.util.function.BiConsumer;
 
 /**
  * The extender, wired by hand from one {@link ExtenderConfig}: ledger → engine (with an injected policy) → verbs,
- * binder, cluster view, preemption, metrics, HTTP server. {@link #start} serves HTTP at once (healthz answers) and
+ * binder, cluster view, preemption, the requeue of refused pods, metrics, HTTP server. {@link #start} serves HTTP at once (healthz answers) and
  * turns ready only after the cluster view has rebuilt the ledger.
  */
 public final class SchedulerExtender implements AutoCloseable {
@@ -56,34 +60,55 @@ public final class SchedulerExtender implements AutoCloseable {
     private final ScheduledExecutorService timers;
     private final PipelineHolds holds;
     private final ExtenderConfig config;
+    private final AskReader asks;
+    private final Nominations nominations;
+    private final PendingPods pending;
+    private final BindChecks checks;
+    /** Wakes refused pods once room for them appears; null when turned off. */
+    private final Requeue requeue;
 
     /** Wired, not started: {@link #start()} serves and syncs (tests inject their policy and clock here). */
     public SchedulerExtender(ExtenderConfig config, KubernetesClient client, PlacementPolicy policy, InstantSource clock) throws IOException {
         this.config = config;
         this.ledger = new Ledger(clock, config.assumeTtl());
         var engine = new PlacementEngine(ledger, policy);
-        var asks = new AskReader(config.unit(), new DemandResolver(config.reserveMib(), config.unit()));
+        this.asks = new AskReader(config.unit(), new DemandResolver(config.reserveMib(), config.unit()));
         this.holds = new PipelineHolds(engine, clock, config.holdTtl());
-        var verbs = new Verbs(engine, asks, holds);
-        var pending = new PendingPods(); // binds start from the informer's copy of a pending pod
-        var binder = new Binder(engine, holds, asks, new Fabric8PodApi(client, Duration.ofSeconds(30)),
-                new BindChecks(config.schedulerNames()), pending);
+        // preemption: priorities and nominated pods from the pod informer, victims per GPU, nominees' room held in
+        // filter, prioritize and bind
+        this.nominations = new Nominations(asks.resolver(), config.unit(), clock, Nominations.DEFAULT_PROVISIONAL_TTL);
+        var held = new NominationHold(ledger, policy, nominations);
+        var verbs = new Verbs(engine, asks, holds, held);
+        this.pending = new PendingPods(); // binds start from the informer's copy of a pending pod
+        var api = new Fabric8PodApi(client, Duration.ofSeconds(30));
+        this.checks = new BindChecks(config.schedulerNames());
+        var binder = new Binder(engine, holds, asks, api, checks, pending, held);
         this.timers = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("extender-expiry").daemon(true).factory());
         BiConsumer<PodKey, GpuDemand> seen = (k, d) -> { };
         if (policy instanceof LearnedFragmentationPolicy learned) seen = learned::observe; // the default policy learns its task mix
-        this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod(), seen);
+        this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod(), seen, checks::accepts);
         if (policy instanceof LearnedFragmentationPolicy learned) { // and reads host CPU and memory from the same informers
             view.addNodeHandler(learned.host().nodeEvents());
             view.addPodHandler(learned.host().podEvents());
         }
         var recheck = new StaleRoomCheck(ledger, node -> PodLists.onNode(client, node), clock, config.recheckNodes(), Duration.ofSeconds(1));
-        // preemption: priorities and nominated pods from the pod informer, victims per GPU, nominees' room held in filter
-        var nominations = new Nominations(asks.resolver(), config.unit());
         view.addPodHandler(nominations);
         view.addPodHandler(pending);
-        this.http = new ExtenderHttpServer(new ExtenderHttpServer.Parts(new InetSocketAddress(config.port()), config.httpThreads(),
-                config.http(), config.version(), view::ready, verbs, binder, recheck, new PreemptVerb(ledger, policy, nominations),
-                new NominationHold(ledger, policy, nominations), new Inspect(ledger), new ExtenderMetrics(ledger)));
+        var metrics = new ExtenderMetrics(ledger);
+        // refused pods are woken when room for them appears: the ledger's releases and the nominations' ended holds
+        Requeue.Fit fit = (ask, node) -> !verbs.filter(ask, List.of(node)).fits().isEmpty() && (!held.active() || held.refusal(ask, node) == null);
+        this.requeue = config.requeueRate() > 0 ? new Requeue(fit, api::requeue, metrics::requeue,
+                new Requeue.Limits(Duration.ofSeconds(1), config.requeueRate(), (int) Math.max(10, Math.ceil(config.requeueRate() * 2.5))), clock) : null;
+        if (requeue != null) {
+            ledger.onRoomGrew(requeue);
+            nominations.onHoldEnded(requeue);
+            view.addPodHandler(requeue);
+        }
+        var address = new InetSocketAddress(config.http().loopbackOnly() ? InetAddress.getLoopbackAddress() : null, config.port());
+        var parts = new ExtenderHttpServer.Parts(address, config.httpThreads(), config.http(), config.version(), view::ready, verbs, binder, recheck,
+                new PreemptVerb(ledger, policy, nominations), held, new Inspect(ledger), metrics, requeue == null ? Refusals.NONE : requeue,
+                config.probePort() == 0 ? null : new InetSocketAddress(config.probePort()));
+        this.http = new ExtenderHttpServer(parts);
     }
 
     /**
@@ -119,6 +144,12 @@ public final class SchedulerExtender implements AutoCloseable {
             long every = Math.max(100, config.holdTtl().toMillis() / 4);
             timers.scheduleWithFixedDelay(holds::expire, every, every, TimeUnit.MILLISECONDS);
         }
+        timers.scheduleWithFixedDelay(nominations::expire, 1, 1, TimeUnit.SECONDS); // nominations kube-scheduler never confirmed
+        if (requeue != null) {
+            requeue.start();
+            // pods refused before this process started (a restart beside a running kube-scheduler) are woken if they fit now
+            requeue.sweep(pending.all(), checks::accepts, asks, ledger.nodes().stream().map(NodeState::name).toList());
+        }
     }
 
     public int port() { return http.port(); }
@@ -130,8 +161,12 @@ public final class SchedulerExtender implements AutoCloseable {
     /** Runs the assumed-allocation expiry now (it also runs every {@code expiryPeriod}); returns what it released. */
     public List<Allocation> expireNow() { return view.expire(); }
 
+    /** The port of the probes' listener, -1 when there is none. */
+    public int probePort() { return http.probePort(); }
+
     @Override public void close() {
         http.close();
+        if (requeue != null) requeue.close();
         view.close();
         timers.shutdownNow();
     }

@@ -8,6 +8,7 @@ import io.mpshare.scheduler.bind.BindChecks;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.PendingPods;
 import io.mpshare.scheduler.cycle.AskReader;
+import io.mpshare.scheduler.cycle.HeldRoom;
 import io.mpshare.scheduler.cycle.PipelineHolds;
 import io.mpshare.scheduler.verbs.Verbs;
 
@@ -21,6 +22,9 @@ public final class Wiring {
     public static Verbs verbs(PlacementEngine engine) { return verbs(engine, PipelineHolds.off(engine)); }
 
     public static Verbs verbs(PlacementEngine engine, PipelineHolds holds) { return new Verbs(engine, ASKS, holds); }
+
+    /** Verbs without pipelining holds whose prioritize asks {@code held} (preemption's nominees). */
+    public static Verbs verbs(PlacementEngine engine, HeldRoom held) { return new Verbs(engine, ASKS, PipelineHolds.off(engine), held); }
 
     /** A binder on the verbs' engine, holds and ask reader: any scheduler's pods, every pod read from {@code api}. */
     public static Binder binder(Verbs verbs, PodApi api) { return binder(verbs, api, BindChecks.any(), PendingPods.none()); }

@@ -49,6 +49,7 @@ public final class Ledger {
     private final ConcurrentHashMap<String, NodeState> nodes = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<PodKey, Allocation> pods = new ConcurrentHashMap<>();
     private final FitIndex index = new FitIndex();
+    private volatile RoomListener roomListener = RoomListener.NONE;
 
     public Ledger(InstantSource clock, Duration assumeTtl) {
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -79,21 +80,42 @@ public final class Ledger {
      */
     public FitIndex fitIndex() { return index; }
 
-    /** Every change of a node's snapshot goes through here or {@link #computeNodeIfPresent}: the index follows under the same lock. */
+    /**
+     * Tells {@code l} of every node whose room may have grown ({@link RoomListener}); one listener, replacing the last.
+     * The extender wakes the pods it refused for lack of room through it.
+     */
+    public void onRoomGrew(RoomListener l) { roomListener = Objects.requireNonNull(l, "listener"); }
+
+    /**
+     * Every change of a node's snapshot goes through here or {@link #computeNodeIfPresent}: the index follows under the
+     * same lock, and the room listener is told once the new snapshot is published.
+     */
     private NodeState computeNode(String node, BiFunction<String, NodeState, NodeState> f) {
-        return nodes.compute(node, (k, s) -> {
+        boolean[] grew = new boolean[1];
+        NodeState out = nodes.compute(node, (k, s) -> {
             NodeState next = f.apply(k, s);
-            if (next != s) index.update(k, next);
+            if (next != s) {
+                index.update(k, next);
+                grew[0] = next != null && next.roomGrewSince(s);
+            }
             return next;
         });
+        if (grew[0]) roomListener.roomGrew(node);
+        return out;
     }
 
     private NodeState computeNodeIfPresent(String node, BiFunction<String, NodeState, NodeState> f) {
-        return nodes.computeIfPresent(node, (k, s) -> {
+        boolean[] grew = new boolean[1];
+        NodeState out = nodes.computeIfPresent(node, (k, s) -> {
             NodeState next = f.apply(k, s);
-            if (next != s) index.update(k, next);
+            if (next != s) {
+                index.update(k, next);
+                grew[0] = next != null && next.roomGrewSince(s);
+            }
             return next;
         });
+        if (grew[0]) roomListener.roomGrew(node);
+        return out;
     }
 
     public NodeState node(String name) { return nodes.get(name); }

@@ -105,13 +105,24 @@ public final class NodeState {
         return new NodeState(inventory, layout, mib, core, Collections.unmodifiableMap(p), adjustUid(uids, a, -1));
     }
 
+    /** Exact sums: a booking restored as written can carry any charge, and a wrapped sum would show room that is not there. */
     private void charge(Allocation a, long[] mib, int[] core, int sign) {
         for (int idx : a.gpuIndices()) {
             int pos = position(idx);
             if (pos < 0) continue; // GPU vanished from the inventory: the booking stays visible in pods()
-            mib[pos] += sign * a.demand().chargeMib();
-            core[pos] += sign * a.demand().chargeCore();
+            mib[pos] = Math.addExact(mib[pos], Math.multiplyExact(sign, a.demand().chargeMib()));
+            core[pos] = Math.addExact(core[pos], sign * a.demand().chargeCore());
         }
+    }
+
+    /**
+     * Whether this snapshot may take something {@code before} could not: it is new, its inventory changed, or some GPU
+     * has less booked than before (memory or cores).
+     */
+    boolean roomGrewSince(NodeState before) {
+        if (before == null || !inventory.equals(before.inventory)) return true;
+        for (int i = 0; i < allocMib.length; i++) if (allocMib[i] < before.allocMib[i] || allocCore[i] < before.allocCore[i]) return true;
+        return false;
     }
 
     private static Map<Long, Integer> adjustUid(Map<Long, Integer> uids, Allocation a, int sign) {

@@ -2,6 +2,7 @@ package io.mpshare.core.ledger;
 
 import io.mpshare.core.MutableClock;
 import io.mpshare.core.model.Gpu;
+import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementPolicy;
@@ -11,13 +12,16 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import static io.mpshare.core.CoreFixtures.*;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
 class LedgerTest {
@@ -277,5 +281,36 @@ class LedgerTest {
 
         assertThat(l.node("n").freeMib(0)).isNegative();
         assertThat(l.assume(key("b"), "", "n", gib(1), BINPACK)).isInstanceOf(AssumeResult.Rejected.class);
+    }
+    /** The room listener hears every change that may let a pod in (a release, a node added, a GPU healthy again), and only those. */
+    @Test
+    void onRoomGrew_releaseNodeAddedGpuHealthy_heard_bookingNotHeard() {
+        List<String> heard = new ArrayList<>();
+        ledger.onRoomGrew(heard::add);
+        ledger.assume(key("a"), "", "n1", gib(7), BINPACK);
+        ledger.confirmBound(key("a"), "n1");
+        assertThat(heard).as("a booking takes room").isEmpty();
+
+        ledger.release(key("a"));
+        ledger.upsertNode(h200s("n3", 1));
+        var sick = new NodeInventory("n2", List.of(
+                new Gpu(0, "GPU-n2-0", "NVIDIA H200", H200_MIB, false), new Gpu(1, "GPU-n2-1", "NVIDIA H200", H200_MIB, true)));
+        ledger.upsertNode(sick);
+        ledger.upsertNode(h200s("n2", 2));
+        ledger.upsertNode(h200s("n2", 2));
+
+        assertThat(heard).containsExactly("n1", "n3", "n2", "n2");
+    }
+
+    /** Sums are exact: bookings whose charges would wrap a long fail loudly instead of showing room that is not there. */
+    @Test
+    void restore_chargesThatWouldWrap_refusedNotWrapped() {
+        var l = ledger(node("n", 81_920));
+        var huge = new GpuDemand(1, Long.MAX_VALUE, 0, 0, Long.MAX_VALUE, List.of(), OptionalLong.empty());
+        l.restore(new Allocation(key("a"), "", "n", List.of(0), List.of("GPU-n-0"), huge, T0, Phase.BOUND));
+
+        assertThatThrownBy(() -> l.restore(new Allocation(key("b"), "", "n", List.of(0), List.of("GPU-n-0"), huge, T0, Phase.BOUND)))
+                .isInstanceOf(ArithmeticException.class);
+        assertThat(l.node("n").allocatedMib(0)).isEqualTo(Long.MAX_VALUE);
     }
 }

@@ -28,26 +28,29 @@ import io.mpshare.kube.node.NodePod.Booking;
  * </ul>
  * Pods placed by ACK's gpushare (only {@code ALIYUN_COM_GPU_MEM_*}) book no context reserve; their demand is derived
  * likewise and must match the pod total they carry.
+ *
+ * <p>The device plugin's {@link NodeBookings} and the scheduler extender's cluster view both read bookings through it.
  */
-final class BookingCheck {
+public final class BookingCheck {
     private BookingCheck() {}
 
     /** The check's outcome: a booking the pod may have as it says, or what its annotations say distrusted. */
-    sealed interface Outcome {
+    public sealed interface Outcome {
         Booking booking();
     }
 
-    record Trusted(Booking booking) implements Outcome {}
+    public record Trusted(Booking booking) implements Outcome {}
 
     /**
      * Not counted, for {@code reason}: {@code booking} is what the pod has without it ({@code Unplaced} when it asks
      * gpu-mem, else {@code None}).
      */
-    record Distrusted(Booking booking, Distrust why, String reason) implements Outcome {}
+    public record Distrusted(Booking booking, Distrust why, String reason) implements Outcome {}
 
     static final Booking NONE = new Booking.None();
 
-    static Outcome check(KubePod p, String node, NodeInventory inventory, MemoryUnit unit) {
+    /** What {@code p} may count on {@code node} (its GPUs as {@code inventory} has them, null when not known yet). */
+    public static Outcome check(KubePod p, String node, NodeInventory inventory, MemoryUnit unit) {
         boolean asks = p.asksGpuMem();
         return switch (p.booking(inventory, unit)) {
             case Decoded.None n -> new Trusted(asks ? new Booking.Unplaced("pod " + p.key() + " asks " + Names.RESOURCE_GPU_MEM

@@ -34,6 +34,9 @@ public record BindChecks(Set<String> schedulerNames) {
                 + String.join(" or ", new TreeSet<>(schedulerNames)) + " (--scheduler-name)";
     }
 
+    /** Whether the pod is of a profile this extender binds (its requeue wakes only such pods). */
+    public boolean accepts(KubePod pod) { return otherScheduler(pod.key(), pod) == null; }
+
     /** The refusal for a pod that asks no shared GPU. */
     static String noGpu(PodKey key) {
         return "pod " + key + " asks no shared GPU (" + Names.RESOURCE_GPU_MEM + " or " + Names.RESOURCE_GPU_CORE

@@ -12,6 +12,7 @@ import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodApi;
 import io.mpshare.scheduler.cycle.Ask;
 import io.mpshare.scheduler.cycle.AskReader;
+import io.mpshare.scheduler.cycle.HeldRoom;
 import io.mpshare.scheduler.cycle.PipelineHolds;
 
 import java.lang.System.Logger.Level;
@@ -50,6 +51,7 @@ public final class Binder {
     private final PodApi api;
     private final BindChecks checks;
     private final PendingPods pending;
+    private final HeldRoom heldRoom;
 
     /**
      * @param holds   the pipelining holds a bind claims
@@ -59,6 +61,15 @@ public final class Binder {
      *                API server ({@link PendingPods#none} to always read)
      */
     public Binder(PlacementEngine engine, PipelineHolds holds, AskReader asks, PodApi api, BindChecks checks, PendingPods pending) {
+        this(engine, holds, asks, api, checks, pending, HeldRoom.NONE);
+    }
+
+    /**
+     * @param held room that pods nominated by preemption hold: a bind that would take it from a pod of equal or higher
+     *             priority is refused ({@link HeldRoom})
+     */
+    public Binder(PlacementEngine engine, PipelineHolds holds, AskReader asks, PodApi api, BindChecks checks, PendingPods pending, HeldRoom held) {
+        this.heldRoom = held;
         this.ledger = engine.ledger();
         this.engine = engine;
         this.holds = holds;
@@ -125,6 +136,8 @@ public final class Binder {
     private BindOutcome book(PodKey key, String podUid, String node, Ask.Gpu ask, Allocation held) {
         Allocation mine = held; // the booking this call owns, to release on failure
         try {
+            String taken = heldRoom.active() ? heldRoom.refusal(ask, node) : null;
+            if (taken != null) return release(mine, new BindOutcome.Failed("held", "node " + node + ": " + taken));
             Allocation booked;
             switch (engine.assume(key, podUid, node, ask.demand())) {
                 case AssumeResult.Assumed a -> { booked = a.allocation(); mine = booked; }

@@ -4,6 +4,8 @@ import io.mpshare.core.model.PodKey;
 import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodEvents;
 
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -31,6 +33,9 @@ public final class PendingPods implements PodEvents {
     }
 
     public int size() { return pending.size(); }
+
+    /** Every unbound pod the informer shows now. */
+    public Collection<KubePod> all() { return List.copyOf(pending.values()); }
 
     @Override public void upserted(KubePod p) {
         PodKey k = p.key();

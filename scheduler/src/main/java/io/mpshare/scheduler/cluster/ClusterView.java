@@ -6,18 +6,20 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
-import io.mpshare.core.codec.AllocationCodec;
 import io.mpshare.core.codec.InventoryCodec;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
+import io.mpshare.core.model.Gpu;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.NodeInventory;
-import io.mpshare.core.model.PodInfo;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodEvents;
 import io.mpshare.kube.PodInformer;
+import io.mpshare.kube.node.BookingCheck;
+import io.mpshare.kube.node.Distrust;
+import io.mpshare.kube.node.NodePod;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -32,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 
 /**
  * Keeps the {@link Ledger} in step with the cluster through two fabric8 informers.
@@ -42,16 +45,19 @@ import java.util.function.BiConsumer;
  *     inventory its device plugin publishes in {@code mpshare.io/gpus} ({@link InventoryCodec}), one entry
  *     per GPU with its own size, so mixed GPUs are exact. A labelled node with no (or an unreadable)
  *     inventory is kept with no GPUs, so filter says why it cannot take a pod.</li>
- * <li>Pods: every add/update with an allocation annotation (ours or ACK v1) is restored into the ledger
- *     unless the ledger already holds the same placement in the same or a later phase (the binder's one write,
- *     the Binding, echoes back as the pod bound with its annotations). Deleted or finished pods are released at
+ * <li>Pods: a tenant can write its own pod's annotations, so an allocation annotation (ours or ACK v1) is booked only
+ *     for a pod of an accepted scheduler profile, bound to the node the annotation names, whose own resources ask
+ *     {@code gpu-mem} (ACK gpushare's annotations: of any profile, its scheduler placed them); the demand is derived from those resources and must agree with the annotation, only the GPU set
+ *     and phase are read from it (the device plugin's checks, {@link BookingCheck}); a charge above a GPU's size is
+ *     refused. A pending pod's annotation books nothing: the extender's own annotations reach a pod only inside its
+ *     Binding. A booking is restored unless the ledger already holds the same placement in the same or a later phase
+ *     (the Binding echoes back as the pod bound with its annotations). Deleted or finished pods are released at
  *     once, but only if the booking belongs to the same pod UID.</li>
  * <li>Readiness: {@link #start} waits until both informers have listed, then replays both stores through
  *     the same handlers (idempotent), so the ledger is rebuilt before {@link #ready()} turns true.</li>
  * <li>Expiry: every {@code period}, ASSUMED bookings older than the ledger's TTL are released when their
- *     pod is gone, finished, has another UID, is bound to another node, or is pending without an
- *     allocation annotation naming the node (the bind that booked it is long over); a pending pod whose
- *     annotation names the node keeps its booking.</li>
+ *     pod is gone, finished, has another UID, is bound to another node, or is still pending (the bind that booked it
+ *     is long over; whatever the pod's annotations say).</li>
  * </ul>
  */
 public final class ClusterView implements AutoCloseable {
@@ -62,6 +68,7 @@ public final class ClusterView implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final Duration period;
     private final AtomicLong malformed = new AtomicLong();
+    private final AtomicLong distrusted = new AtomicLong();
     private SharedIndexInformer<Node> nodes;
     private PodInformer pods;
     private ScheduledFuture<?> expiry;
@@ -72,16 +79,26 @@ public final class ClusterView implements AutoCloseable {
     private final List<ResourceEventHandler<Node>> nodeHandlers = new CopyOnWriteArrayList<>();
 
     private final BiConsumer<PodKey, GpuDemand> seen;
+    /** Whether a pod is of a scheduler profile this extender places: only those are booked from their annotations. */
+    private final Predicate<KubePod> ours;
+
+    /** {@link #ClusterView(KubernetesClient, Ledger, MemoryUnit, ScheduledExecutorService, Duration, BiConsumer, Predicate)} for pods of any profile. */
+    public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period,
+                       BiConsumer<PodKey, GpuDemand> seen) {
+        this(client, ledger, unit, scheduler, period, seen, p -> true);
+    }
 
     /**
      * @param client    where the informers read (null for callers that {@link #offer} nodes and pods themselves)
      * @param scheduler runs the expiry of stale assumptions every {@code period}
      * @param seen      told of every pod seen with a GPU booking and its demand (the default policy learns its task
      *                  mix from it; {@code (pod, demand) -> {}} for none)
+     * @param ours      whether a pod is of a scheduler profile this extender places (its bind's check)
      */
     public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period,
-                       BiConsumer<PodKey, GpuDemand> seen) {
+                       BiConsumer<PodKey, GpuDemand> seen, Predicate<KubePod> ours) {
         this.seen = Objects.requireNonNull(seen, "seen");
+        this.ours = Objects.requireNonNull(ours, "ours");
         this.client = client;
         this.ledger = ledger;
         this.unit = unit;
@@ -147,6 +164,9 @@ public final class ClusterView implements AutoCloseable {
     /** Allocation annotations that could not be read so far. */
     public long malformedAllocations() { return malformed.get(); }
 
+    /** Allocation annotations not booked so far because the pod may not have them (its resources, node or profile disagree). */
+    public long distrustedAllocations() { return distrusted.get(); }
+
     void applyNode(Node n) {
         String name = n.getMetadata().getName();
         var ann = n.getMetadata().getAnnotations();
@@ -173,38 +193,51 @@ public final class ClusterView implements AutoCloseable {
     void applyPod(KubePod p) {
         PodKey key = p.key();
         if (p.finished()) { forgetPod(p); return; }
+        // a new pod that reuses the name of a deleted one: the old booking is gone with it
+        Optional<Allocation> old = ledger.allocation(key);
+        String uid = p.uid();
+        if (old.isPresent() && !old.get().podUid().isEmpty() && !uid.isEmpty() && !old.get().podUid().equals(uid)) ledger.release(key);
         var ann = p.annotations();
-        if (!ann.containsKey(Names.ANN_ALLOCATION) && !ann.containsKey(Names.ACK_GPU_MEM_IDX)) {
-            // a new pod that reuses the name of a deleted one: the old booking is gone with it
-            Optional<Allocation> old = ledger.allocation(key);
-            String uid = p.uid();
-            if (old.isPresent() && !old.get().podUid().isEmpty() && !uid.isEmpty() && !old.get().podUid().equals(uid)) ledger.release(key);
-            return;
-        }
-        PodInfo info;
-        try {
-            info = p.info(unit);
-        } catch (RuntimeException e) {
-            malformed.incrementAndGet();
-            LOG.log(Level.WARNING, "pod={0} has an allocation but its GPU request is unreadable: {1}", key, e.getMessage());
-            return;
-        }
+        if (!ann.containsKey(Names.ANN_ALLOCATION) && !ann.containsKey(Names.ACK_GPU_MEM_IDX)) return;
         String node = p.nodeName();
-        NodeState s = node == null ? null : ledger.node(node);
-        switch (AllocationCodec.decode(info, ann, node, s == null ? null : s.inventory(), node != null, unit)) {
-            case AllocationCodec.Decoded.Found f -> {
-                Allocation a = f.allocation();
+        if (node == null) return; // a pending pod's annotation is the tenant's: the extender's reach a pod only in its Binding
+        // ACK gpushare's annotations belong to pods its own scheduler placed: counted whatever their profile
+        if (ann.containsKey(Names.ANN_ALLOCATION) && !ours.test(p)) {
+            distrust(p, "pod " + key + " is of scheduler " + p.schedulerName() + ", which this extender does not place");
+            return;
+        }
+        NodeState s = ledger.node(node);
+        switch (BookingCheck.check(p, node, s == null ? null : s.inventory(), unit)) {
+            case BookingCheck.Trusted(NodePod.Booking.Booked(Allocation a)) -> {
+                String over = overSize(a, s);
+                if (over != null) { distrust(p, over); return; }
                 seen.accept(key, a.demand());
                 Optional<Allocation> have = ledger.allocation(key);
                 if (have.isPresent() && have.get().samePlacement(a) && have.get().phase().compareTo(a.phase()) >= 0) return;
                 ledger.restore(a);
             }
-            case AllocationCodec.Decoded.Malformed m -> {
+            case BookingCheck.Trusted t -> { }
+            case BookingCheck.Distrusted d when d.why() == Distrust.MALFORMED -> {
                 malformed.incrementAndGet();
-                LOG.log(Level.WARNING, "pod={0} node={1} allocation unreadable, not counted: {2}", key, node, m.reason());
+                LOG.log(Level.WARNING, "pod={0} node={1} allocation unreadable, not counted: {2}", key, node, d.reason());
             }
-            case AllocationCodec.Decoded.None none -> { }
+            case BookingCheck.Distrusted d -> distrust(p, d.reason());
         }
+    }
+
+    /** Why {@code a} charges a GPU of {@code s} more than the GPU has, or null when it does not (or the node is not known yet). */
+    private static String overSize(Allocation a, NodeState s) {
+        if (s == null) return null;
+        for (Gpu g : s.inventory().gpus())
+            if (a.gpuIndices().contains(g.index()) && a.demand().chargeMib() > g.totalMib())
+                return "pod " + a.pod() + " is charged " + a.demand().chargeMib() + " MiB on GPU " + g.index() + " of node " + a.node()
+                        + ", which has " + g.totalMib() + " MiB: not counted";
+        return null;
+    }
+
+    private void distrust(KubePod p, String reason) {
+        if (distrusted.incrementAndGet() <= 1000 || LOG.isLoggable(Level.DEBUG))
+            LOG.log(Level.WARNING, "pod={0} allocation annotation not counted: {1}", p.key(), reason);
     }
 
     void forgetPod(KubePod p) {
@@ -231,10 +264,8 @@ public final class ClusterView implements AutoCloseable {
         if (!a.podUid().isEmpty() && !uid.isEmpty() && !a.podUid().equals(uid)) return false;
         String node = p.nodeName();
         if (node != null) return node.equals(a.node());
-        // pending, and past the TTL no bind is in flight for it any more: kept only while the pod's own allocation
-        // annotation names this node (the booking was read from it); holds and failed binds leave no annotation
-        String ann = p.annotations().get(Names.ANN_ALLOCATION);
-        return ann != null && ann.contains(";node=" + a.node() + ";");
+        // pending, and past the TTL no bind is in flight for it any more (its annotations are the tenant's to write)
+        return false;
     }
 
     @Override public void close() {

@@ -20,4 +20,10 @@ public record HttpOptions(long maxRequestBytes, boolean verbsFromLoopbackOnly, T
     }
 
     public static HttpOptions defaults() { return new HttpOptions(DEFAULT_MAX_REQUEST_BYTES, false, null); }
+
+    /**
+     * Bundled mode (plain HTTP, verbs from loopback only): nothing outside the pod may call the main port, so it listens
+     * on 127.0.0.1 alone and a slow client elsewhere cannot even connect.
+     */
+    public boolean loopbackOnly() { return verbsFromLoopbackOnly && tls == null; }
 }

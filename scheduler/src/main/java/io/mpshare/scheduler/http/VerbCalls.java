@@ -8,6 +8,7 @@ import io.mpshare.scheduler.cycle.Ask;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
 import io.mpshare.scheduler.preempt.NominationHold;
 import io.mpshare.scheduler.preempt.PreemptVerb;
+import io.mpshare.scheduler.requeue.Refusals;
 import io.mpshare.scheduler.verbs.Verbs;
 import io.mpshare.scheduler.verbs.Verbs.FilterAnswer;
 
@@ -17,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +37,9 @@ import java.util.function.BooleanSupplier;
  *     while some were refused only for lack of room asks {@link StaleRoomCheck} to re-read those nodes' pods and
  *     is evaluated again with the same ask when that released stale bookings; the nomination hold judges the same
  *     ask.</li>
+ * <li>A filter that keeps no node for a pod tells {@link Refusals} which nodes it refused, with the room sequence it
+ *     read before it looked at the ledger, so the pod is woken once room for it appears; one that keeps a node says
+ *     so.</li>
  * <li>Prioritize cannot carry an Error (HostPriorityList): its failures answer {@code []}, are logged as
  *     warnings and counted.</li>
  * </ul>
@@ -52,13 +57,15 @@ final class VerbCalls {
     /** The preempt verb and the filter's hold on nominated pods' room; null when preemption is not served. */
     private final PreemptVerb preempt;
     private final NominationHold hold;
+    private final Refusals refusals;
     private final WireReader reader = new WireReader();
     private final PreemptWire preemptWire = new PreemptWire(reader);
     private final WireWriter writer = new WireWriter();
     private final ThreadLocal<Body> bodies = ThreadLocal.withInitial(Body::new);
 
     VerbCalls(Verbs verbs, Binder binder, ExtenderMetrics metrics, BooleanSupplier ready, StaleRoomCheck recheck, long maxBody,
-              PreemptVerb preempt, NominationHold hold) {
+              PreemptVerb preempt, NominationHold hold, Refusals refusals) {
+        this.refusals = refusals;
         this.preempt = preempt;
         this.hold = hold;
         this.verbs = verbs;
@@ -155,6 +162,7 @@ final class VerbCalls {
             return;
         }
         Ask ask = verbs.ask(args.pod());
+        long seq = refusals.sequence();
         RawNames raw = args.rawNames();
         if (raw != null) { // the common case: names looked up and echoed as bytes
             Verbs.IndexedFilterAnswer a = verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
@@ -163,6 +171,7 @@ final class VerbCalls {
             if (a.fitCount() > 0 && hold != null && hold.active() && ask instanceof Ask.Gpu g)
                 a = hold.apply(g, a, raw.buf(), raw.off(), raw.len());
             count(args, a.error(), a.fitCount() == 0 && raw.count() > 0);
+            note(ask, a.fitCount() > 0, a.failed(), a.unresolvable(), seq);
             writer.filterResult(out, a, raw);
             return;
         }
@@ -172,7 +181,18 @@ final class VerbCalls {
         if (!a.fits().isEmpty() && hold != null && hold.active() && ask instanceof Ask.Gpu g)
             a = hold.apply(g, a);
         count(args, a.error(), a.fits().isEmpty() && !args.nodeNames().isEmpty());
+        note(ask, !a.fits().isEmpty(), a.failed(), a.unresolvable(), seq);
         writer.filterResult(out, a, args.rawNodes());
+    }
+
+    /** Tells the requeue that the pod was kept somewhere, or refused everywhere and where. */
+    private void note(Ask ask, boolean kept, Map<String, String> failed, Map<String, String> unresolvable, long seq) {
+        if (!(ask instanceof Ask.Gpu g)) return;
+        if (kept) { refusals.kept(g.pod().key()); return; }
+        List<String> nodes = new ArrayList<>(failed.size() + unresolvable.size());
+        nodes.addAll(failed.keySet());
+        nodes.addAll(unresolvable.keySet());
+        refusals.refused(g, nodes, seq);
     }
 
     private void count(ExtenderArgs args, String error, boolean noneFits) {

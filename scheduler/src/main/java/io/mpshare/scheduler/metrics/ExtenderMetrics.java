@@ -21,13 +21,16 @@ import java.util.EnumMap;
  * <li>{@code mpshare_extender_failures_total{verb,reason}}: answers that carried an Error, or a refused bind;</li>
  * <li>{@code mpshare_extender_gpu_allocated_mib{node,gpu}} and {@code mpshare_extender_gpu_total_mib{node,gpu}}:
  *     read from the ledger at scrape time;</li>
- * <li>{@code mpshare_extender_pods{phase}}: bookings per lifecycle phase.</li>
+ * <li>{@code mpshare_extender_pods{phase}}: bookings per lifecycle phase;</li>
+ * <li>{@code mpshare_extender_requeues_total{outcome}}: refused pods woken once room for them appeared
+ *     ({@code requeued}), found gone ({@code gone}), or not reached ({@code failed}, tried again).</li>
  * </ul>
  */
 public final class ExtenderMetrics {
     private final PrometheusRegistry registry = new PrometheusRegistry();
     private final Histogram latency;
     private final Counter failures;
+    private final Counter requeues;
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
 
     public ExtenderMetrics(Ledger ledger) {
@@ -39,6 +42,9 @@ public final class ExtenderMetrics {
         failures = Counter.builder().name("mpshare_extender_failures_total")
                 .help("Calls answered with an Error (or a refused bind), by verb and reason")
                 .labelNames("verb", "reason").register(registry);
+        requeues = Counter.builder().name("mpshare_extender_requeues_total")
+                .help("Refused pods the extender woke once room for them appeared (requeued), found gone, or failed to reach (tried again)")
+                .labelNames("outcome").register(registry);
         GaugeWithCallback.builder().name("mpshare_extender_gpu_allocated_mib")
                 .help("GPU memory booked in the ledger (requests plus context reserve), per node and GPU index")
                 .labelNames("node", "gpu")
@@ -70,6 +76,15 @@ public final class ExtenderMetrics {
 
     public void failure(String verb, String reason) {
         failures.labelValues(verb, reason).inc();
+    }
+
+    /** One delivery of a wake-up: {@code requeued}, {@code gone} or {@code failed}. */
+    public void requeue(String outcome) {
+        requeues.labelValues(outcome).inc();
+    }
+
+    public double requeues(String outcome) {
+        return requeues.labelValues(outcome).get();
     }
 
     public double failures(String verb, String reason) {

@@ -8,6 +8,7 @@ import io.mpshare.core.preempt.NominatedHold;
 import io.mpshare.core.preempt.NominatedHold.Nominee;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.scheduler.cycle.Ask;
+import io.mpshare.scheduler.cycle.HeldRoom;
 import io.mpshare.scheduler.verbs.Verbs;
 
 import java.nio.charset.StandardCharsets;
@@ -18,12 +19,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The filter's side of preemption: a node kept by the ledger is refused to a pod when the room left
- * there is held for pods of equal or higher priority nominated to it ({@link NominatedHold}), so the
- * room the victims free goes to the preemptor. Costs nothing while no pod is nominated anywhere; else
- * only the kept nodes that have a nominee are looked at again.
+ * The verbs' side of preemption: a node kept by the ledger is refused to a pod when the room left there is held for
+ * pods of equal or higher priority nominated to it ({@link NominatedHold}), so the room the victims free goes to the
+ * preemptor. Filter applies it to the nodes it keeps ({@link #apply}); prioritize and bind ask it per node
+ * ({@link HeldRoom}). Costs nothing while no pod is nominated anywhere; else only the kept nodes that have a nominee
+ * are looked at again.
  */
-public final class NominationHold {
+public final class NominationHold implements HeldRoom {
     private final Ledger ledger;
     private final PlacementPolicy policy;
     private final Nominations nominations;
@@ -35,10 +37,10 @@ public final class NominationHold {
     }
 
     /** True while some pod is nominated somewhere: only then is there anything to hold. */
-    public boolean active() { return nominations.any(); }
+    @Override public boolean active() { return nominations.any(); }
 
     /** Why the asking pod may not have {@code node} now, or null when it may. */
-    String refusal(Ask.Gpu ask, String node) {
+    @Override public String refusal(Ask.Gpu ask, String node) {
         PodInfo pod = ask.pod();
         // a pod the informer has not seen yet counts as lowest: its room is the one given up, never a nominee's
         int priority = nominations.priority(pod.key(), pod.uid()).orElse(Integer.MIN_VALUE);

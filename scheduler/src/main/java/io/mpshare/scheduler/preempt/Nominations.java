@@ -1,6 +1,7 @@
 package io.mpshare.scheduler.preempt;
 
 import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.ledger.RoomListener;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
@@ -8,57 +9,93 @@ import io.mpshare.core.preempt.NominatedHold.Nominee;
 import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodEvents;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What preemption needs to know of the cluster's pods, fed by the pod informer: every pod's priority
- * (immutable once admitted) and the pods nominated to a node ({@code status.nominatedNodeName}, not yet
- * bound) that ask for shared GPUs, with the GPUs the preempt verb chose for them there.
+ * What preemption needs to know of the cluster's pods: every pod's priority (immutable once admitted) and the pods
+ * nominated to a node that ask for shared GPUs, with the GPUs the preempt verb chose for them there.
  *
- * <p>Implementation notes: all maps are concurrent; an informer thread writes, HTTP workers read. A pod
- * without {@code spec.priority} counts as 0, as in Kubernetes without a default PriorityClass. A pod is a
- * nominee while it is pending, not being deleted, and names a nominated node; it stops being one when it
- * binds, finishes, is deleted or the scheduler clears the nomination.
+ * <p>Implementation notes.
+ * <ul>
+ * <li>A nomination starts when the preempt verb answers ({@link #nominated}): it names one node, so the node
+ *     kube-scheduler then nominates is known before its victims are even deleted, and a pod that kube-scheduler
+ *     retries on those deletions meets the hold whatever the order in which the two informers see the status patch
+ *     and the deletions. Until the pod informer shows {@code status.nominatedNodeName}, such a nomination is
+ *     provisional: it ends after {@code provisionalTtl} unless confirmed (kube-scheduler gave up between its call and
+ *     the patch).</li>
+ * <li>The pod informer's {@code status.nominatedNodeName} confirms, moves or (once confirmed) ends a nomination; a
+ *     nomination also ends when the pod binds, finishes or is deleted. An event that shows no nomination before the
+ *     pod informer ever showed one is an older version of the pod and ends nothing.</li>
+ * <li>When a nomination ends or moves, the node it leaves is reported to the room listener: pods refused there for
+ *     the held room may fit now.</li>
+ * <li>All maps are concurrent; the informer's thread and the HTTP workers write, the workers read. A pod without
+ *     {@code spec.priority} counts as 0, as in Kubernetes without a default PriorityClass.</li>
+ * </ul>
  */
 public final class Nominations implements PodEvents {
     /** A pod's UID and priority. */
     record Seen(String uid, int priority) {}
 
+    /** Where a pod is nominated, whether the pod informer has shown it yet, and until when an unconfirmed one lasts. */
+    private record Nomination(String node, boolean confirmed, Instant until) {}
+
+    /** How long a nomination the preempt verb made waits for the pod informer to show it. */
+    public static final Duration DEFAULT_PROVISIONAL_TTL = Duration.ofSeconds(15);
+
     private final DemandResolver resolver;
     private final MemoryUnit unit;
+    private final InstantSource clock;
+    private final Duration provisionalTtl;
+    private volatile RoomListener freed = RoomListener.NONE;
     private final Map<PodKey, Seen> seen = new ConcurrentHashMap<>();
     /** node → nominated pods there */
     private final Map<String, Map<PodKey, Nominee>> byNode = new ConcurrentHashMap<>();
     /** pod → (node → GPU indices the preempt verb chose there) */
     private final Map<PodKey, Map<String, List<Integer>>> decided = new ConcurrentHashMap<>();
-    private final Map<PodKey, String> nominatedTo = new ConcurrentHashMap<>();
+    private final Map<PodKey, Nomination> nominatedTo = new ConcurrentHashMap<>();
 
     public Nominations(DemandResolver resolver, MemoryUnit unit) {
+        this(resolver, unit, InstantSource.system(), DEFAULT_PROVISIONAL_TTL);
+    }
+
+    public Nominations(DemandResolver resolver, MemoryUnit unit, InstantSource clock, Duration provisionalTtl) {
         this.resolver = resolver;
         this.unit = unit;
+        this.clock = clock;
+        this.provisionalTtl = provisionalTtl;
     }
+
+    /** Tells {@code l} of each node a nomination leaves (its hold ends there). */
+    public void onHoldEnded(RoomListener l) { freed = Objects.requireNonNull(l, "listener"); }
 
     @Override public void upserted(KubePod p) {
         PodKey key = p.key();
         int prio = p.priority();
         seen.put(key, new Seen(p.uid(), prio));
-        String node = p.nominatedNodeName();
-        boolean nominee = node != null && p.nodeName() == null && !p.deleting() && !p.finished();
-        GpuDemand demand = nominee ? demand(p) : null;
-        if (demand == null) {
+        boolean pending = p.nodeName() == null && !p.deleting() && !p.finished();
+        if (!pending) {
             unNominate(key);
-            if (p.nodeName() != null || p.finished()) decided.remove(key);
+            decided.remove(key);
             return;
         }
-        String before = nominatedTo.put(key, node);
-        if (before != null && !before.equals(node)) removeFrom(before, key);
-        Nominee n = withGpus(new Nominee(key, prio, demand, List.of()), node);
-        byNode.computeIfAbsent(node, k -> new ConcurrentHashMap<>()).put(key, n);
+        String node = p.nominatedNodeName();
+        if (node == null) {
+            Nomination n = nominatedTo.get(key);
+            if (n != null && n.confirmed()) unNominate(key); // kube-scheduler cleared it
+            return;
+        }
+        GpuDemand demand = demand(p);
+        if (demand == null) { unNominate(key); return; }
+        nominate(key, prio, demand, node, true);
     }
 
     @Override public void deleted(KubePod p) {
@@ -66,6 +103,26 @@ public final class Nominations implements PodEvents {
         seen.remove(key);
         decided.remove(key);
         unNominate(key);
+    }
+
+    /**
+     * The preempt verb named {@code node} for {@code pod} (kube-scheduler nominates it there once it has deleted the
+     * victims): its room is held from now on, on {@code gpus}, provisionally until the pod informer shows the nomination.
+     */
+    public void nominated(PodKey pod, int priority, GpuDemand demand, String node, List<Integer> gpus) {
+        decided.put(pod, Map.of(node, List.copyOf(gpus)));
+        Nomination had = nominatedTo.get(pod);
+        if (had != null && had.confirmed() && had.node().equals(node)) {
+            byNode.computeIfPresent(node, (k, m) -> { m.computeIfPresent(pod, (p, n) -> withGpus(n, node)); return m; });
+            return;
+        }
+        nominate(pod, priority, demand, node, false);
+    }
+
+    private void nominate(PodKey key, int priority, GpuDemand demand, String node, boolean confirmed) {
+        Nomination before = nominatedTo.put(key, new Nomination(node, confirmed, clock.instant().plus(provisionalTtl)));
+        if (before != null && !before.node().equals(node)) removeFrom(before.node(), key);
+        byNode.computeIfAbsent(node, k -> new ConcurrentHashMap<>()).put(key, withGpus(new Nominee(key, priority, demand, List.of()), node));
     }
 
     /** The pod's priority as the informer saw it, empty when the pod is not known. */
@@ -91,15 +148,32 @@ public final class Nominations implements PodEvents {
         Map<PodKey, Nominee> m = byNode.get(node);
         if (m == null) return List.of();
         List<Nominee> out = new ArrayList<>();
-        for (Nominee n : m.values()) if (n.priority() >= priority && !n.pod().equals(pod)) out.add(n);
+        Instant now = null;
+        for (Nominee n : m.values()) {
+            if (n.priority() < priority || n.pod().equals(pod)) continue;
+            Nomination at = nominatedTo.get(n.pod());
+            if (at != null && !at.confirmed()) {
+                if (now == null) now = clock.instant();
+                if (now.isAfter(at.until())) continue; // lapsed: expire() removes it
+            }
+            out.add(n);
+        }
         return out;
     }
 
-    /** Records the GPUs the preempt verb chose for {@code pod} on each candidate node (kube-scheduler picks one). */
-    public void decided(PodKey pod, Map<String, List<Integer>> gpusByNode) {
-        decided.put(pod, Map.copyOf(gpusByNode));
-        String node = nominatedTo.get(pod);
-        if (node != null) byNode.computeIfPresent(node, (k, m) -> { m.computeIfPresent(pod, (p, n) -> withGpus(n, node)); return m; });
+    /** Ends the provisional nominations that the pod informer never confirmed within their time; returns how many. */
+    public int expire() {
+        Instant now = clock.instant();
+        int gone = 0;
+        for (var e : nominatedTo.entrySet()) {
+            Nomination n = e.getValue();
+            if (n.confirmed() || !now.isAfter(n.until())) continue;
+            if (nominatedTo.remove(e.getKey(), n)) {
+                removeFrom(n.node(), e.getKey());
+                gone++;
+            }
+        }
+        return gone;
     }
 
     private Nominee withGpus(Nominee n, String node) {
@@ -120,11 +194,13 @@ public final class Nominations implements PodEvents {
     }
 
     private void unNominate(PodKey key) {
-        String node = nominatedTo.remove(key);
-        if (node != null) removeFrom(node, key);
+        Nomination n = nominatedTo.remove(key);
+        if (n != null) removeFrom(n.node(), key);
     }
 
     private void removeFrom(String node, PodKey key) {
-        byNode.computeIfPresent(node, (k, m) -> { m.remove(key); return m.isEmpty() ? null : m; });
+        boolean[] removed = new boolean[1];
+        byNode.computeIfPresent(node, (k, m) -> { removed[0] = m.remove(key) != null; return m.isEmpty() ? null : m; });
+        if (removed[0]) freed.roomGrew(node);
     }
 }

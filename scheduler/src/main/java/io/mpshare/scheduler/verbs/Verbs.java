@@ -8,6 +8,7 @@ import io.mpshare.core.policy.PlacementEngine.NodeScore;
 import io.mpshare.kube.PodFacts;
 import io.mpshare.scheduler.cycle.Ask;
 import io.mpshare.scheduler.cycle.AskReader;
+import io.mpshare.scheduler.cycle.HeldRoom;
 import io.mpshare.scheduler.cycle.PipelineHolds;
 
 import java.util.ArrayList;
@@ -23,12 +24,17 @@ public final class Verbs {
     private final PlacementEngine engine;
     private final AskReader asks;
     private final PipelineHolds holds;
+    private final HeldRoom held;
 
     /** @param holds where prioritize holds the room of the node it ranks first until the pod's bind ({@link PipelineHolds#off} for none) */
-    public Verbs(PlacementEngine engine, AskReader asks, PipelineHolds holds) {
+    public Verbs(PlacementEngine engine, AskReader asks, PipelineHolds holds) { this(engine, asks, holds, HeldRoom.NONE); }
+
+    /** @param held room nominated pods hold: prioritize scores a node 0 for a pod that may not have it now, and holds nothing there */
+    public Verbs(PlacementEngine engine, AskReader asks, PipelineHolds holds, HeldRoom held) {
         this.engine = engine;
         this.asks = asks;
         this.holds = holds;
+        this.held = held;
     }
 
     public PipelineHolds holds() { return holds; }
@@ -80,9 +86,10 @@ public final class Verbs {
     public record PrioritizeAnswer(List<NodeScore> scores, String error) {}
 
     /**
-     * Scores 0..10; a pod without GPU demand scores every node 0, so other priorities decide. With holds on,
-     * the first node with the top score keeps 10, the others that tied drop to 9 (so kube-scheduler's pick
-     * follows ours unless another priority outweighs a point), and the pod's room there is held until its
+     * Scores 0..10; a pod without GPU demand scores every node 0, so other priorities decide. A node whose room is held
+     * for a nominated pod of equal or higher priority ({@link HeldRoom}; it became so after this pod's filter) scores 0.
+     * With holds on, the first node with the top score keeps 10, the others that tied drop to 9 (so kube-scheduler's
+     * pick follows ours unless another priority outweighs a point), and the pod's room there is held until its
      * bind ({@link PipelineHolds}).
      */
     public PrioritizeAnswer prioritize(Ask ask, List<String> nodeNames) {
@@ -93,8 +100,27 @@ public final class Verbs {
                 yield new PrioritizeAnswer(zero, "");
             }
             case Ask.Bad b -> new PrioritizeAnswer(List.of(), b.reason());
-            case Ask.Gpu g -> new PrioritizeAnswer(holding(g, engine.prioritize(g.demand(), nodeNames, g.pod().key())), "");
+            case Ask.Gpu g -> new PrioritizeAnswer(holding(g, unheld(g, engine.prioritize(g.demand(), nodeNames, g.pod().key()))), "");
         };
+    }
+
+    /** The scores with those of nodes whose room is held against the pod set to 0; the best node left is lifted to 10, so the pipelining hold goes there. */
+    private List<NodeScore> unheld(Ask.Gpu g, List<NodeScore> scores) {
+        if (!held.active()) return scores;
+        List<NodeScore> out = null;
+        for (int i = 0; i < scores.size(); i++) {
+            NodeScore s = scores.get(i);
+            if (s.score() == 0 || held.refusal(g, s.node()) == null) continue;
+            if (out == null) out = new ArrayList<>(scores);
+            out.set(i, new NodeScore(s.node(), 0));
+        }
+        if (out == null) return scores;
+        int top = 0;
+        for (NodeScore s : out) top = Math.max(top, s.score());
+        if (top == 0 || top == PlacementEngine.MAX_SCORE) return out;
+        List<NodeScore> lifted = new ArrayList<>(out.size()); // the best node left keeps the top place a hold needs
+        for (NodeScore s : out) lifted.add(s.score() == top ? new NodeScore(s.node(), PlacementEngine.MAX_SCORE) : s);
+        return lifted;
     }
 
     private List<NodeScore> holding(Ask.Gpu g, List<NodeScore> scores) {

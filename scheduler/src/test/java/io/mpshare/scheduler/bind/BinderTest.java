@@ -11,6 +11,7 @@ import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.scheduler.Wiring;
 import io.mpshare.scheduler.cycle.Ask;
+import io.mpshare.scheduler.cycle.HeldRoom;
 import io.mpshare.scheduler.verbs.Verbs;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
@@ -50,6 +51,24 @@ class BinderTest {
         assertThat(pod.getMetadata().getAnnotations()).containsKey(Names.ANN_ALLOCATION).containsEntry(Names.ACK_GPU_MEM_IDX, "0");
         assertThat(ledger.allocation(P)).get().extracting(a -> a.phase()).isEqualTo(Phase.BOUND);
         assertThat(ledger.node("n1").allocatedMib(0)).isEqualTo(7 * 1024 + 512);
+    }
+
+    /** A nominated pod of higher priority holds n1's room: a bind that would take it is refused, and books nothing. */
+    @Test void bind_roomHeldForANominee_refused_ledgerUntouched() {
+        HeldRoom held = new HeldRoom() {
+            @Override public boolean active() { return true; }
+            @Override public String refusal(Ask.Gpu ask, String node) { return node.equals("n1") ? "room held for a pod of higher priority" : null; }
+        };
+        binder = new Binder(verbs.engine(), verbs.holds(), verbs.asks(), api, BindChecks.any(), PendingPods.none(), held);
+        api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
+        var out = binder.bind("default", "p", "u1", "n1");
+        assertThat(out).isInstanceOfSatisfying(BindOutcome.Failed.class, f -> {
+            assertThat(f.reason()).isEqualTo("held");
+            assertThat(f.message()).contains("node n1", "room held");
+        });
+        assertThat(ledger.allocations()).isEmpty();
+        assertThat(api.bindCalls.get()).isZero();
+        assertThat(binder.bind("default", "p", "u1", "n2")).isInstanceOf(BindOutcome.Bound.class);
     }
 
     @Test void bind_alreadyBoundToSameNode_isIdempotent() {

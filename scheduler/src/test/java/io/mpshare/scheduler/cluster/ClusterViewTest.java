@@ -88,4 +88,74 @@ class ClusterViewTest {
         assertThat(ledger.allocation(P)).isEmpty();
         assertThat(view.malformedAllocations()).isEqualTo(1);
     }
+    /** The review's squat pod: asks no GPU, never bound, a scheduler no one runs, a whole GPU pair as ASSIGNED: books nothing. */
+    @Test void applyPod_forgedSquat_noGpuAskPendingOtherScheduler_changesNothing() {
+        view.applyNode(Nodes.node("n1").gpus(2, 143_771).build());
+        Pod squat = Pods.pod("squat").namespace("team-x").uid("u-squat")
+                .annotation(Names.ANN_ALLOCATION, "v1;node=n1;gpus=0,1;uuids=GPU-n1-0,GPU-n1-1;reserve=0;charge=143000/100;c=main:143000:100")
+                .annotation(Names.ANN_ASSIGNED, "true").build();
+        squat.getSpec().setSchedulerName("no-such-scheduler");
+        view.applyPod(KubePod.of(squat));
+        squat.getSpec().setNodeName("n1"); // allowed for a pod that asks no GPU
+        view.applyPod(KubePod.of(squat));
+        assertThat(ledger.allocations()).isEmpty();
+        assertThat(ledger.node("n1").allocatedMib()).isZero();
+    }
+
+    /** Charges of Long.MAX_VALUE on a pod that asks 7 GiB: the demand comes from its resources, so the annotation is refused. */
+    @Test void applyPod_forgedHugeCharges_disagreeWithResources_notCounted_noWrap() {
+        view.applyNode(Nodes.node("n1").gpus(2, 143_771).build());
+        for (String name : List.of("max-a", "max-b")) {
+            Pod p = Pods.pod(name).uid("u-" + name).gpuMem(7).on("n1").annotation(Names.ANN_ALLOCATION,
+                    "v1;node=n1;gpus=0;uuids=GPU-n1-0;reserve=512;charge=" + Long.MAX_VALUE + "/0;c=main:" + Long.MAX_VALUE + ":0").build();
+            view.applyPod(KubePod.of(p));
+        }
+        assertThat(ledger.node("n1").allocatedMib(0)).isZero();
+        assertThat(view.distrustedAllocations() + view.malformedAllocations()).isEqualTo(2);
+    }
+
+    /** A pending pod's annotation (ASSIGNED or not) books nothing: the extender's own reach a pod only inside its Binding. */
+    @Test void applyPod_pendingWithAnnotation_notBooked_evenAssigned() {
+        view.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
+        Pod pod = annotated(alloc("n1", 0, clock.instant(), Phase.ASSIGNED), null);
+        view.applyPod(KubePod.of(pod));
+        assertThat(ledger.allocation(P)).isEmpty();
+    }
+
+    /** An annotation for another node than the pod is bound to, or on a pod of a profile this extender does not place. */
+    @Test void applyPod_otherNodeOrOtherScheduler_notCounted() {
+        var only = new ClusterView(null, ledger, MemoryUnit.GIB, null, Duration.ofSeconds(30), (pod, demand) -> { },
+                p -> p.schedulerName().equals("mpshare-scheduler"));
+        only.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
+        only.applyNode(Nodes.node("n2").gpus(2, 16_384).build());
+        Pod elsewhere = annotated(alloc("n1", 0, clock.instant(), Phase.BOUND), "n2");
+        elsewhere.getSpec().setSchedulerName("mpshare-scheduler");
+        only.applyPod(KubePod.of(elsewhere));
+        assertThat(ledger.allocation(P)).isEmpty();
+        Pod other = annotated(alloc("n1", 0, clock.instant(), Phase.BOUND), "n1");
+        other.getSpec().setSchedulerName("default-scheduler");
+        only.applyPod(KubePod.of(other));
+        assertThat(ledger.allocation(P)).isEmpty();
+        other.getSpec().setSchedulerName("mpshare-scheduler");
+        only.applyPod(KubePod.of(other));
+        assertThat(ledger.allocation(P)).isPresent();
+        assertThat(only.distrustedAllocations() + only.malformedAllocations()).isEqualTo(2);
+    }
+
+    /** A pod whose own resources ask more than the GPU it names holds: refused, not booked past the GPU's size. */
+    @Test void applyPod_chargeAboveTheGpusSize_notCounted() {
+        view.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
+        var big = new Allocation(P, "u1", "n1", List.of(0), List.of("GPU-n1-0"), GpuDemand.simple(20 * 1024, 0, 1, 512), clock.instant(), Phase.BOUND);
+        view.applyPod(KubePod.of(Pods.pod("p").uid("u1").gpuMem(20).on("n1").annotations(AllocationCodec.encode(big, MemoryUnit.GIB)).build()));
+        assertThat(ledger.allocation(P)).isEmpty();
+        assertThat(view.distrustedAllocations()).isEqualTo(1);
+    }
+
+    /** The demand booked is the one derived from the pod's resources: an annotation that says less is not counted. */
+    @Test void applyPod_annotationBooksLessThanTheResourcesAsk_notCounted() {
+        view.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
+        var small = new Allocation(P, "u1", "n1", List.of(0), List.of("GPU-n1-0"), GpuDemand.simple(1024, 0, 1, 512), clock.instant(), Phase.BOUND);
+        view.applyPod(KubePod.of(Pods.pod("p").uid("u1").gpuMem(7).on("n1").annotations(AllocationCodec.encode(small, MemoryUnit.GIB)).build()));
+        assertThat(ledger.allocation(P)).isEmpty();
+    }
 }

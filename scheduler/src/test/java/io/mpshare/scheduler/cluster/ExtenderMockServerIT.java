@@ -33,6 +33,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -74,10 +75,16 @@ class ExtenderMockServerIT {
         io.mpshare.scheduler.MockApiServers.destroy(server, "ExtenderMockServerIT");
     }
 
+    /** The extender without the requeue of refused pods (its PATCHes would race the tests' own edits of pending pods). */
+    private static final ExtenderConfig CFG = ExtenderConfig.defaults();
+
     SchedulerExtender startExtender() throws Exception {
-        var cfg = ExtenderConfig.defaults().withPort(0);
-        var e = new SchedulerExtender(new ExtenderConfig(0, cfg.unit(), cfg.reserveMib(), cfg.policy(), false, Duration.ofMinutes(5),
-                Duration.ofHours(1), 4).withStart(Duration.ofSeconds(30), "it"), client, new BinpackPolicy(), clock);
+        return startExtender(new ExtenderConfig(0, CFG.unit(), CFG.reserveMib(), CFG.policy(), false, Duration.ofMinutes(5),
+                Duration.ofHours(1), 4).withStart(Duration.ofSeconds(30), "it").withProbesAndRequeue(0, 0));
+    }
+
+    SchedulerExtender startExtender(ExtenderConfig config) throws Exception {
+        var e = new SchedulerExtender(config, client, new BinpackPolicy(), clock);
         e.start();
         return e;
     }
@@ -168,29 +175,63 @@ class ExtenderMockServerIT {
         assertThat(ext.ledger().node("bad").gpuCount()).isZero();
     }
 
-    @Test void staleAssumptions_expireAfterTtl_annotatedPendingKept() throws Exception {
-        // annotated for n1 by a bind that never created its Binding
+    /**
+     * Pending pods' allocation annotations book nothing (the extender's own reach a pod only inside its Binding, so on a
+     * pending pod they are the tenant's); an assumed booking whose pod stays pending past the TTL expires.
+     */
+    @Test void staleAssumptions_expireAfterTtl_pendingPodsAnnotationsNotBooked() throws Exception {
         var half = new Allocation(PodKey.of("default", "half"), "uid-half", "n1", List.of(5), List.of("GPU-n1-5"),
                 GpuDemand.simple(2 * 1024, 0, 1, 512), clock.instant(), Phase.ASSUMED);
-        client.pods().resource(Pods.pod("half").uid("uid-half").gpuMem(2).annotations(AllocationCodec.encode(half, MemoryUnit.GIB)).build()).create();
-        var pending = new Allocation(PodKey.of("default", "pending"), "uid-pending", "n1", List.of(6), List.of("GPU-n1-6"),
-                GpuDemand.simple(2 * 1024, 0, 1, 512), clock.instant(), Phase.ASSUMED);
-        client.pods().resource(Pods.pod("pending").uid("uid-pending").gpuMem(2).annotations(AllocationCodec.encode(pending, MemoryUnit.GIB)).build()).create();
+        client.pods().resource(Pods.pod("half").uid("uid-half").gpuMem(2).annotations(AllocationCodec.encode(half, MemoryUnit.GIB))
+                .annotation(Names.ANN_ASSIGNED, "true").build()).create();
         ext = startExtender();
-        assertThat(ext.ledger().allocation(PodKey.of("default", "half"))).get().extracting(Allocation::phase).isEqualTo(Phase.ASSUMED);
+        assertThat(ext.ledger().allocation(PodKey.of("default", "half"))).isEmpty();
+        assertThat(ext.ledger().node("n1").allocatedMib(5)).isZero();
 
-        // someone else binds it to n2
-        client.pods().inNamespace("default").withName("half").edit(p -> { p.getSpec().setNodeName("n2"); return p; });
-        Waits.until(INFORMER, () -> client.pods().inNamespace("default").withName("half").get().getSpec().getNodeName() != null, () -> "informer sees half on n2");
-        // a booking left by a bind that failed and removed its annotation: job-0 is pending, unannotated
+        // a booking left by a bind that failed: job-0 is pending, unannotated
         var jobKey = PodKey.of("default", "job-0");
         assertThat(ext.ledger().assume(jobKey, "", "n1", GpuDemand.simple(1024, 0, 1, 512), new BinpackPolicy()).toString()).contains("Assumed");
         assertThat(ext.expireNow()).isEmpty(); // younger than the TTL
         clock.advance(Duration.ofMinutes(6));
-        Waits.until(INFORMER, () -> { ext.expireNow(); return ext.ledger().allocation(PodKey.of("default", "half")).isEmpty(); }, () -> "half expires");
-        assertThat(ext.ledger().allocation(PodKey.of("default", "half"))).isEmpty();
+        assertThat(ext.expireNow()).extracting(Allocation::pod).containsExactly(jobKey);
         assertThat(ext.ledger().allocation(jobKey)).isEmpty();
-        assertThat(ext.ledger().allocation(PodKey.of("default", "pending"))).isPresent(); // annotated, waiting to be bound: kept
+    }
+
+    /**
+     * A pod the filter refused everywhere for lack of room is woken once the pod holding the room is deleted: the extender
+     * writes {@code requeue.mpshare.io/at} on it through the real client (the update kube-scheduler retries it on), with the
+     * pod's UID as precondition; the pod that still fits nowhere is left alone.
+     */
+    @Test void refusedPod_holderDeleted_requeueNoteWritten_onlyOnThePodThatFitsNow() throws Exception {
+        for (int g : new int[] {1, 2, 3, 4, 5, 6, 7}) { // every n1 GPU but 0 (where earlier's 10 GiB sit) nearly full
+            var full = new Allocation(PodKey.of("default", "full-" + g), "uid-full-" + g, "n1", List.of(g), List.of("GPU-n1-" + g),
+                    GpuDemand.simple(130 * 1024, 0, 1, 512), clock.instant(), Phase.ASSIGNED);
+            client.pods().resource(Pods.pod("full-" + g).uid("uid-full-" + g).gpuMem(130).on("n1").phase("Running")
+                    .annotations(AllocationCodec.encode(full, MemoryUnit.GIB)).build()).create();
+        }
+        // the requeue on (20 pods/s); no re-read of refused nodes: the mock answers a fieldSelector on spec.nodeName with no pods
+        ext = startExtender(new ExtenderConfig(0, CFG.unit(), CFG.reserveMib(), CFG.policy(), false, Duration.ofMinutes(5), Duration.ofHours(1), 4)
+                .withGuards(CFG.holdTtl(), 0, CFG.http(), Set.of()).withStart(Duration.ofSeconds(30), "it").withProbesAndRequeue(0, 20));
+        assertThat(ext.ledger().node("n1").allocatedMib(1)).as("rebuilt " + ext.ledger().accounting()).isEqualTo(130 * 1024 + 512);
+        client.pods().resource(Pods.pod("wide").uid("uid-wide").gpuMem(135).build()).create();
+        client.pods().resource(Pods.pod("huge").uid("uid-huge").gpuMem(141).build()).create();
+        for (String name : List.of("wide", "huge")) {
+            Waits.until(INFORMER, () -> client.pods().inNamespace("default").withName(name).get() != null, () -> name + " created");
+            Pod p = client.pods().inNamespace("default").withName(name).get();
+            JsonNode f = post("filter", "{\"Pod\":" + client.getKubernetesSerialization().asJson(p) + ",\"NodeNames\":[\"n1\",\"n2\"]}");
+            assertThat(f.get("NodeNames")).as(name + " refused everywhere: " + f).isEmpty();
+        }
+        assertThat(requeueNote("wide")).isNull();
+
+        client.pods().inNamespace("default").withName("earlier").delete();
+        Waits.until(INFORMER, () -> requeueNote("wide") != null, () -> "wide woken");
+        assertThat(requeueNote("wide")).contains("node n1 has room for it");
+        assertThat(requeueNote("huge")).as("141 GiB + reserve fits no GPU even now").isNull();
+    }
+
+    private String requeueNote(String pod) {
+        var a = client.pods().inNamespace("default").withName(pod).get().getMetadata().getAnnotations();
+        return a == null ? null : a.get(Names.ANN_REQUEUE);
     }
 
     /**

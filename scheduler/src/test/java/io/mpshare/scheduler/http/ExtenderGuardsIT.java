@@ -26,10 +26,12 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -158,6 +160,57 @@ class ExtenderGuardsIT {
         assertThat(post(http, local + "filter", filterBody("7", null, List.of("n1"))).statusCode()).isEqualTo(200);
         assertThat(http.send(HttpRequest.newBuilder(URI.create(remote + "readyz")).build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
         assertThat(metrics.failures("bind", "forbidden")).isEqualTo(1);
+
+        // inspect shows every tenant's bookings: the verbs' caller check applies to it
+        var inspect = http.send(HttpRequest.newBuilder(URI.create(remote + "inspect")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(inspect.statusCode()).isEqualTo(403);
+        assertThat(inspect.body()).contains("inspect answers only", "port-forward").doesNotContain("nodes");
+        assertThat(http.send(HttpRequest.newBuilder(URI.create(remote + "inspect/n1")).build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(403);
+        assertThat(http.send(HttpRequest.newBuilder(URI.create(local + "inspect")).build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        assertThat(metrics.failures("inspect", "forbidden")).isEqualTo(2);
+    }
+
+    /**
+     * Slow clients hold no worker: 200 connections that stop in the middle of their headers, and 50 callers from another
+     * address that send a filter's headers and never its body, while the server has 2 workers; a real filter from
+     * kube-scheduler's side is still answered (within the client's 10 s timeout: a bound, not a speed claim), and each
+     * stranger is refused without its body being waited for.
+     */
+    @Test void stalledClients_manyConnections_filterStillAnswered_strangersRefusedBeforeTheirBody() throws Exception {
+        InetAddress own = ownAddress();
+        serve(new InetSocketAddress(own == null ? InetAddress.getLoopbackAddress() : InetAddress.getByName("0.0.0.0"), 0),
+                new HttpOptions(HttpOptions.DEFAULT_MAX_REQUEST_BYTES, true, null), () -> true);
+        List<Socket> stalled = new ArrayList<>();
+        try {
+            for (int i = 0; i < 200; i++) {
+                Socket sock = new Socket("127.0.0.1", server.port());
+                sock.getOutputStream().write(("POST " + Names.EXTENDER_PREFIX + "/filter HTTP/1.1\r\nHost: x\r\n").getBytes(StandardCharsets.US_ASCII));
+                sock.getOutputStream().flush();
+                stalled.add(sock);
+            }
+            List<Socket> strangers = new ArrayList<>();
+            if (own != null) for (int i = 0; i < 50; i++) {
+                Socket sock = new Socket(own, server.port());
+                sock.setSoTimeout(10_000);
+                sock.getOutputStream().write(("POST " + Names.EXTENDER_PREFIX + "/filter HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                sock.getOutputStream().flush();
+                strangers.add(sock);
+                stalled.add(sock);
+            }
+            var http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+            var req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/filter"))
+                    .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.ofString(filterBody("7", null, List.of("n1")))).build();
+            var answer = http.send(req, HttpResponse.BodyHandlers.ofString());
+            assertThat(answer.statusCode()).isEqualTo(200);
+            assertThat(JSON.readTree(answer.body()).get("Error").asString()).isEmpty();
+            for (Socket sock : strangers) {
+                String status = new String(sock.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+                assertThat(status).as("a stranger's filter, its body never sent").isEqualTo("HTTP/1.1 403");
+            }
+        } finally {
+            for (Socket sock : stalled) sock.close();
+        }
     }
 
     /** Issue 12, item 9, extender-only mode: HTTPS; the verbs need a client certificate the configured CA signed. */
@@ -176,6 +229,9 @@ class ExtenderGuardsIT {
         assertThat(post(withCert, base + "filter", body).statusCode()).isEqualTo(200);
         assertThat(post(withoutCert, base + "filter", body).statusCode()).isEqualTo(403);
         assertThat(withoutCert.send(HttpRequest.newBuilder(URI.create(base + "healthz")).build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        assertThat(withoutCert.send(HttpRequest.newBuilder(URI.create(base + "inspect")).build(), HttpResponse.BodyHandlers.ofString()).statusCode())
+                .as("inspect without a client certificate").isEqualTo(403);
+        assertThat(withCert.send(HttpRequest.newBuilder(URI.create(base + "inspect")).build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
         int wrong;
         try { wrong = post(wrongCert, base + "bind", "{}").statusCode(); } catch (IOException handshakeRefused) { wrong = -1; }
         assertThat(wrong).as("a certificate the CA did not sign").isIn(-1, 403);

@@ -58,7 +58,7 @@ class HostRoomMockServerIT {
         policy = new LearnedFragmentationPolicy(false, new HostRoom(), mix, 1, Integer.MAX_VALUE);
         var cfg = ExtenderConfig.defaults();
         ext = new SchedulerExtender(new ExtenderConfig(0, cfg.unit(), cfg.reserveMib(), cfg.policy(), false, Duration.ofMinutes(5),
-                Duration.ofHours(1), 2).withStart(Duration.ofSeconds(30), "it"), client, policy, clock);
+                Duration.ofHours(1), 2).withStart(Duration.ofSeconds(30), "it").withProbesAndRequeue(0, 0), client, policy, clock);
         ext.start();
     }
 

@@ -3,18 +3,25 @@ package io.mpshare.scheduler.preempt;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.model.DemandResolver;
+import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.kube.KubePod;
+import io.mpshare.scheduler.TestClock;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class NominationsTest {
-    private final Nominations n = new Nominations(new DemandResolver(512), MemoryUnit.GIB);
+    private final TestClock clock = new TestClock();
+    private final List<String> freed = new ArrayList<>();
+    private final Nominations n = new Nominations(new DemandResolver(512), MemoryUnit.GIB, clock, Duration.ofSeconds(15));
+
+    { n.onHoldEnded(freed::add); }
 
     static Pod nominated(String name, Integer priority, String node) {
         Pod p = Pods.pod(name).uid("uid-" + name).gpuMem(4).phase("Pending").build();
@@ -72,13 +79,56 @@ class NominationsTest {
         assertThat(n.heldAgainst("n1", key("x"), Integer.MIN_VALUE)).extracting(m -> m.pod().name()).containsExactly("q");
     }
 
+    static final GpuDemand TEN = GpuDemand.simple(10 * 1024, 0, 1, 512);
+
     @Test
-    void decided_gpusOfTheNominatedNodeAreHeld() {
-        n.decided(key("q"), Map.of("n1", List.of(1), "n2", List.of(0)));
+    void nominated_gpusThePreemptVerbChoseAreHeld_andKeptWhenTheInformerConfirms() {
+        n.nominated(key("q"), 10, TEN, "n1", List.of(1));
+        assertThat(n.heldAgainst("n1", key("x"), 0).getFirst().gpuIndices()).containsExactly(1);
         n.upserted(KubePod.of(nominated("q", 10, "n1")));
         assertThat(n.heldAgainst("n1", key("x"), 0).getFirst().gpuIndices()).containsExactly(1);
-        n.decided(key("q"), Map.of("n1", List.of(0)));
+        n.nominated(key("q"), 10, TEN, "n1", List.of(0));
         assertThat(n.heldAgainst("n1", key("x"), 0).getFirst().gpuIndices()).containsExactly(0);
+    }
+
+    /** kube-scheduler nominates after it deleted the victims; a pod retried on those deletions must meet the hold already. */
+    @Test
+    void nominated_heldBeforeTheInformerShowsIt_anOlderVersionWithoutItEndsNothing() {
+        n.upserted(KubePod.of(nominated("q", 1000, null)));   // the informer's copy: pending, not nominated yet
+        n.nominated(key("q"), 1000, TEN, "n1", List.of(0));
+        assertThat(n.heldAgainst("n1", key("w"), 0)).extracting(m -> m.pod().name()).containsExactly("q");
+        n.upserted(KubePod.of(nominated("q", 1000, null)));   // an event from before the status patch
+        assertThat(n.heldAgainst("n1", key("w"), 0)).hasSize(1);
+        n.upserted(KubePod.of(nominated("q", 1000, "n1")));   // confirmed
+        clock.advance(Duration.ofMinutes(1));
+        assertThat(n.expire()).isZero();
+        assertThat(n.heldAgainst("n1", key("w"), 0)).hasSize(1);
+        n.upserted(KubePod.of(nominated("q", 1000, null)));   // kube-scheduler cleared it
+        assertThat(n.heldAgainst("n1", key("w"), 0)).isEmpty();
+        assertThat(freed).containsExactly("n1");
+    }
+
+    @Test
+    void nominated_neverConfirmed_lapsesAfterItsTime() {
+        n.nominated(key("q"), 1000, TEN, "n1", List.of(0));
+        clock.advance(Duration.ofSeconds(15));
+        assertThat(n.heldAgainst("n1", key("w"), 0)).hasSize(1);
+        clock.advance(Duration.ofMillis(1));
+        assertThat(n.heldAgainst("n1", key("w"), 0)).as("lapsed, before expire runs").isEmpty();
+        assertThat(n.expire()).isEqualTo(1);
+        assertThat(n.any()).isFalse();
+        assertThat(freed).containsExactly("n1");
+    }
+
+    @Test
+    void holdEnded_bindingOrMove_reportsTheNodeLeft() {
+        Pod q = nominated("q", 10, "n1");
+        n.upserted(KubePod.of(q));
+        q.getStatus().setNominatedNodeName("n2");
+        n.upserted(KubePod.of(q));
+        q.getSpec().setNodeName("n2");
+        n.upserted(KubePod.of(q));
+        assertThat(freed).containsExactly("n1", "n2");
     }
 
     @Test

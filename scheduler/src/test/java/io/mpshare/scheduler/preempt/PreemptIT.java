@@ -62,13 +62,14 @@ class PreemptIT {
         ledger.upsertNode(Nodes.node("n1").gpus(2, 16 * G).inventory());
         ledger.upsertNode(Nodes.node("n2").gpus(1, 16 * G).inventory());
         var policy = new BinpackPolicy();
-        var verbs = Wiring.verbs(new PlacementEngine(ledger, policy));
-        nominations = new Nominations(verbs.asks().resolver(), MemoryUnit.GIB);
+        nominations = new Nominations(Wiring.ASKS.resolver(), MemoryUnit.GIB);
+        var held = new NominationHold(ledger, policy, nominations);
+        var verbs = Wiring.verbs(new PlacementEngine(ledger, policy), held);
         book("low-a", 0, "n1", 0, 8);
         book("low-b", 0, "n1", 0, 8);
         book("low-c", 10, "n1", 1, 12);
         book("vip", 2000, "n2", 0, 16);
-        server = new ExtenderHttpServer(ExtenderHttpServer.Parts.of(new InetSocketAddress("127.0.0.1", 0), 2, verbs, Wiring.binder(verbs, new FakePodApi()), new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test").withPreemption(new PreemptVerb(ledger, policy, nominations), new NominationHold(ledger, policy, nominations)));
+        server = new ExtenderHttpServer(ExtenderHttpServer.Parts.of(new InetSocketAddress("127.0.0.1", 0), 2, verbs, Wiring.binder(verbs, new FakePodApi()), new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test").withPreemption(new PreemptVerb(ledger, policy, nominations), held));
         server.start();
         base = "http://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/";
     }
@@ -105,6 +106,10 @@ class PreemptIT {
                 + "\"n1\":{\"Pods\":[{\"UID\":\"uid-low-a\"},{\"UID\":\"uid-low-b\"}],\"NumPDBViolations\":1},"
                 + "\"n2\":{\"Pods\":[{\"UID\":\"uid-vip\"}],\"NumPDBViolations\":0}}}";
         return post(Names.EXTENDER_VERB_PREEMPT, args).get("NodeNameToMetaVictims");
+    }
+
+    private JsonNode prioritize(Pod pod, String... nodes) throws Exception {
+        return post("prioritize", "{\"Pod\":" + K8S.asJson(pod) + ",\"NodeNames\":" + JSON.writeValueAsString(List.of(nodes)) + "}");
     }
 
     private JsonNode filter(Pod pod, String... nodes) throws Exception {
@@ -159,5 +164,43 @@ class PreemptIT {
         q.getStatus().setNominatedNodeName(null);
         nominations.upserted(KubePod.of(q));
         assertThat(filter(pending("late", 0, 6), "n1").get("NodeNames").get(0).asString()).isEqualTo("n1");
+    }
+
+    /**
+     * Two nodes where victims free room: n1 (low-c, priority 10) and n3 (low-d, priority 5). The answer names one, the one
+     * kube-scheduler would pick (the lowest highest victim priority), and the preemptor's room there is held from the
+     * answer on: a lower-priority pod filtered after the victim is gone, before the pod informer has shown the
+     * nomination, is refused there, and prioritize scores that node 0 for it.
+     */
+    @Test
+    void preempt_answersOneNode_andHoldsItsRoomBeforeTheNominationIsSeen() throws Exception {
+        ledger.upsertNode(Nodes.node("n3").gpus(1, 16 * G).inventory());
+        book("low-d", 5, "n3", 0, 12);
+        Pod q = pending("q", 1000, 10);
+        String args = "{\"Pod\":" + K8S.asJson(q) + ",\"NodeNameToVictims\":null,\"NodeNameToMetaVictims\":{"
+                + "\"n1\":{\"Pods\":[{\"UID\":\"uid-low-a\"}],\"NumPDBViolations\":0},"
+                + "\"n3\":{\"Pods\":[{\"UID\":\"uid-low-d\"}],\"NumPDBViolations\":0}}}";
+        JsonNode result = post(Names.EXTENDER_VERB_PREEMPT, args).get("NodeNameToMetaVictims");
+        assertThat(result.propertyNames()).containsExactly("n3");
+        assertThat(result.get("n3").get("Pods").findValuesAsString("UID")).containsExactly("uid-low-d");
+
+        ledger.release(PodKey.of("default", "low-d")); // kube-scheduler deleted the victim; q's nomination not seen yet
+        Pod late = pending("late", 0, 6);
+        JsonNode lower = filter(late, "n3");
+        assertThat(lower.get("NodeNames").isEmpty()).isTrue();
+        assertThat(lower.get("FailedNodes").get("n3").asString()).contains("nominated", "default/q");
+        JsonNode scores = prioritize(late, "n1", "n3");
+        assertThat(scores.findValues("Host").stream().map(JsonNode::asString).toList()).containsExactly("n1", "n3");
+        assertThat(scores.get(1).get("Score").asInt()).isZero();
+        assertThat(filter(q, "n3").get("NodeNames").get(0).asString()).isEqualTo("n3");
+    }
+
+    /** A node where another nominee of higher priority holds the room the victims would free is no candidate. */
+    @Test
+    void preempt_roomHeldForAHigherNomineeThere_nodeLeftOut() throws Exception {
+        Pod top = pending("top", 3000, 10);
+        top.getStatus().setNominatedNodeName("n1");
+        nominations.upserted(KubePod.of(top));
+        assertThat(preempt(pending("q", 1000, 10)).propertyNames()).isEmpty();
     }
 }

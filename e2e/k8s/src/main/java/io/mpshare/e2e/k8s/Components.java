@@ -22,9 +22,11 @@ import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Starts the processes the chart's scheduler Deployment runs, with the chart's own arguments and configuration:
@@ -70,7 +72,7 @@ public final class Components {
 
     public Path schedulerAccountKubeconfig() { return accountKubeconfig; }
 
-    /** {@code mpshare scheduler-extender} with the chart's extender arguments ({@code --port} set to a free one, then {@code extra}); waits for readyz. */
+    /** {@code mpshare scheduler-extender} with the chart's extender arguments ({@code --port} and {@code --probe-port} set to free ones, then {@code extra}, whose flags replace the chart's but for {@code --scheduler-name}, which adds); waits for readyz. */
     public Extender extender(String name, List<String> extra, Path logDir) {
         return extender(name, ControlPlane.freePort(), extra, logDir);
     }
@@ -78,8 +80,14 @@ public final class Components {
     /** As {@link #extender(String, List, Path)} on a given port. */
     public Extender extender(String name, int port, List<String> extra, Path logDir) {
         List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx512m", "-jar", jar.toString()));
-        for (String a : container("mpshare-scheduler", "extender").getArgs())
-            cmd.add(a.startsWith("--port=") ? "--port=" + port : a);
+        Set<String> given = new HashSet<>(); // a flag in extra replaces the chart's (--scheduler-name adds to it)
+        for (String a : extra) if (a.contains("=") && !a.startsWith("--scheduler-name=")) given.add(a.substring(0, a.indexOf('=') + 1));
+        for (String a : container("mpshare-scheduler", "extender").getArgs()) {
+            if (a.contains("=") && given.contains(a.substring(0, a.indexOf('=') + 1))) continue;
+            if (a.startsWith("--port=")) cmd.add("--port=" + port);
+            else if (a.startsWith("--probe-port=")) cmd.add("--probe-port=" + ControlPlane.freePort()); // extenders side by side
+            else cmd.add(a);
+        }
         cmd.addAll(extra);
         ManagedProcess p = cp.spawn(name, cmd, Map.of("KUBECONFIG", accountKubeconfig.toString()), logDir);
         var e = new Extender(p, port);

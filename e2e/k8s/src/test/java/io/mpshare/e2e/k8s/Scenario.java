@@ -53,9 +53,20 @@ final class Scenario implements AutoCloseable {
 
     List<Node> nodes() { return List.copyOf(nodes); }
 
+    /** One node {@code name-suffix} of {@code gpus} GPUs of {@code mibPerGpu} each (not H200-sized). */
+    Node node(String suffix, int gpus, long mibPerGpu) {
+        Node n = GpuNodes.create(c, new GpuNodes.Spec(name + "-" + suffix, gpus, mibPerGpu, Map.of(GROUP, name)));
+        nodes.add(n);
+        return n;
+    }
+
     /** The extender as the chart runs it, accepting this scenario's profile, on {@code port} (0: free). */
-    Components.Extender extender(String id, int port) {
-        List<String> args = List.of("--scheduler-name=" + schedulerName);
+    Components.Extender extender(String id, int port) { return extender(id, port, List.of()); }
+
+    /** {@link #extender(String, int)} with more arguments after the chart's ({@code --policy=binpack}). */
+    Components.Extender extender(String id, int port, List<String> extra) {
+        List<String> args = new ArrayList<>(List.of("--scheduler-name=" + schedulerName));
+        args.addAll(extra);
         var e = port == 0 ? cluster.components().extender(name + "-" + id, args, cluster.logs(name))
                 : cluster.components().extender(name + "-" + id, port, args, cluster.logs(name));
         started.add(e.process());
@@ -69,8 +80,11 @@ final class Scenario implements AutoCloseable {
     }
 
     /** One extender and one kube-scheduler (no leader election). */
-    Components.Extender schedulerAndExtender() {
-        var e = extender("extender", 0);
+    Components.Extender schedulerAndExtender() { return schedulerAndExtender(List.of()); }
+
+    /** {@link #schedulerAndExtender()} with more extender arguments. */
+    Components.Extender schedulerAndExtender(List<String> extenderArgs) {
+        var e = extender("extender", 0, extenderArgs);
         scheduler("scheduler", Components.SchedulerSettings.single(schedulerName, e.port()));
         return e;
     }
