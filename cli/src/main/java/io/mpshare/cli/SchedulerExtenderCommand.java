@@ -13,15 +13,17 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Path;
 import java.time.Duration;
-import java.time.InstantSource;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code mpshare scheduler-extender}: the kube-scheduler extender (filter, prioritize, bind over HTTP).
- * Runs beside kube-scheduler in its pod; HA follows kube-scheduler's leader election. Wires the scheduler
- * module by hand and serves until SIGTERM.
+ * Runs beside kube-scheduler in its pod; HA follows kube-scheduler's leader election. The flags become one
+ * {@link ExtenderConfig}; {@link SchedulerExtender#start} wires and starts the extender, which serves until SIGTERM.
  */
 @Command(name = "scheduler-extender", mixinStandardHelpOptions = true,
         description = "kube-scheduler extender: places pods that ask for shared GPUs and books their GPUs.")
@@ -35,7 +37,8 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
     @Option(names = "--context-reserve-mib", defaultValue = "" + Names.DEFAULT_CONTEXT_RESERVE_MIB, description = "CUDA context reserve per container per GPU (default ${DEFAULT-VALUE})") long reserveMib;
     @Option(names = "--assume-ttl", defaultValue = "PT5M", description = "keep an unconfirmed booking this long before it may expire, ISO-8601 (default ${DEFAULT-VALUE})") Duration assumeTtl;
     @Option(names = "--expiry-period", defaultValue = "PT30S", description = "how often unconfirmed bookings are checked (default ${DEFAULT-VALUE})") Duration expiryPeriod;
-    @Option(names = "--bind-attempts", defaultValue = "5", description = "no effect, kept for existing command lines: the allocation travels in the Binding, which has nothing to retry on (default ${DEFAULT-VALUE})") int bindAttempts;
+    /** Deprecated, no effect: accepted so that a command line that still gives it starts, with a warning. */
+    @Option(names = "--bind-attempts", hidden = true) Integer bindAttempts;
     @Option(names = "--http-threads", defaultValue = "0", description = "HTTP worker threads; 0 = one per CPU (default ${DEFAULT-VALUE})") int httpThreads;
     @Mixin KubeOptions kube;
     @Option(names = "--sync-timeout", defaultValue = "PT5M", description = "how long to wait for the first list of nodes and pods (default ${DEFAULT-VALUE})") Duration syncTimeout;
@@ -43,23 +46,34 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
     @Option(names = "--recheck-nodes", defaultValue = "" + ExtenderConfig.DEFAULT_RECHECK_NODES, description = "before a filter refuses a pod everywhere, re-read the pods of up to this many refused nodes from the API server; 0 = never (default ${DEFAULT-VALUE})") int recheckNodes;
     @Option(names = "--max-request-bytes", defaultValue = "" + HttpOptions.DEFAULT_MAX_REQUEST_BYTES, description = "largest request body read (default ${DEFAULT-VALUE})") long maxRequestBytes;
     @Option(names = "--verbs-from", defaultValue = "loopback", description = "who may call filter/prioritize/bind over plain HTTP: loopback (kube-scheduler in the same pod) or any; with --tls-* a client certificate is required instead (default ${DEFAULT-VALUE})") String verbsFrom;
-    @Option(names = "--tls-cert", description = "serve HTTPS with this PEM certificate (chain); needs --tls-key and --tls-client-ca") java.nio.file.Path tlsCert;
-    @Option(names = "--tls-key", description = "PKCS#8 PEM key of --tls-cert") java.nio.file.Path tlsKey;
-    @Option(names = "--tls-client-ca", description = "PEM CA that signs kube-scheduler's client certificate (the extender config's tlsConfig); only it is trusted") java.nio.file.Path tlsClientCa;
-    @Option(names = "--scheduler-name", defaultValue = Names.SCHEDULER_NAME, split = ",", description = "scheduler profile(s) whose pods bind accepts; '*' accepts any (default ${DEFAULT-VALUE})") java.util.List<String> schedulerNames;
+    @Option(names = "--tls-cert", description = "serve HTTPS with this PEM certificate (chain); needs --tls-key and --tls-client-ca") Path tlsCert;
+    @Option(names = "--tls-key", description = "PKCS#8 PEM key of --tls-cert") Path tlsKey;
+    @Option(names = "--tls-client-ca", description = "PEM CA that signs kube-scheduler's client certificate (the extender config's tlsConfig); only it is trusted") Path tlsClientCa;
+    @Option(names = "--scheduler-name", defaultValue = Names.SCHEDULER_NAME, split = ",", description = "scheduler profile(s) whose pods bind accepts; '*' accepts any (default ${DEFAULT-VALUE})") List<String> schedulerNames;
 
     @Override public Integer call() throws Exception {
-        int threads = httpThreads > 0 ? httpThreads : Runtime.getRuntime().availableProcessors();
-        var config = new ExtenderConfig(port, MemoryUnit.parse(unit), reserveMib, policy, uidRule, assumeTtl, expiryPeriod, bindAttempts, threads)
-                .withGuards(holdTtl, recheckNodes, httpOptions(), schedulerNames.contains("*") ? java.util.Set.of() : java.util.Set.copyOf(schedulerNames));
+        for (String w : warnings()) System.err.println(w);
         var done = new CountDownLatch(1);
         try (KubernetesClient client = KubeConnector.system().connect(kube);
-             var extender = new SchedulerExtender(config, client, SchedulerExtender.policy(policy, uidRule), InstantSource.system(), version())) {
+             var extender = SchedulerExtender.start(config(), client)) {
             Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(done::countDown));
-            extender.start(syncTimeout);
             done.await();
         }
         return 0;
+    }
+
+    /** One line for each deprecated flag given. */
+    List<String> warnings() {
+        return bindAttempts == null ? List.of() : List.of("mpshare scheduler-extender: --bind-attempts is deprecated and has no effect"
+                + " (the allocation travels in the Binding, which has nothing to retry on): drop it");
+    }
+
+    /** The flags as the extender's one config record. */
+    ExtenderConfig config() {
+        int threads = httpThreads > 0 ? httpThreads : Runtime.getRuntime().availableProcessors();
+        return new ExtenderConfig(port, MemoryUnit.parse(unit), reserveMib, policy, uidRule, assumeTtl, expiryPeriod, threads)
+                .withGuards(holdTtl, recheckNodes, httpOptions(), schedulerNames.contains("*") ? Set.of() : Set.copyOf(schedulerNames))
+                .withStart(syncTimeout, version());
     }
 
     private HttpOptions httpOptions() {

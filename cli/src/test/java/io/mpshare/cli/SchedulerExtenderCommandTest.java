@@ -1,14 +1,21 @@
 package io.mpshare.cli;
 
+import io.mpshare.core.MemoryUnit;
+import io.mpshare.scheduler.ExtenderConfig;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import picocli.CommandLine;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SchedulerExtenderCommandTest {
     static Stream<Arguments> uidRuleFlags() {
@@ -26,5 +33,36 @@ class SchedulerExtenderCommandTest {
         SchedulerExtenderCommand cmd = new SchedulerExtenderCommand();
         new CommandLine(cmd).parseArgs(args.toArray(String[]::new));
         assertEquals(expected, cmd.uidRule, "uidRule after " + args);
+    }
+
+    private static SchedulerExtenderCommand parsed(String... args) {
+        SchedulerExtenderCommand cmd = new SchedulerExtenderCommand();
+        new CommandLine(cmd).parseArgs(args);
+        return cmd;
+    }
+
+    @Test
+    void config_flags_becomeOneRecord() {
+        ExtenderConfig c = parsed("--port=4000", "--gpu-mem-unit=MiB", "--hold-ttl=PT0S", "--recheck-nodes=3", "--scheduler-name=a,b",
+                "--sync-timeout=PT20S", "--http-threads=3", "--policy=binpack").config();
+        assertEquals(4000, c.port());
+        assertEquals(MemoryUnit.MIB, c.unit());
+        assertEquals(Duration.ZERO, c.holdTtl());
+        assertEquals(3, c.recheckNodes());
+        assertEquals(Set.of("a", "b"), c.schedulerNames());
+        assertEquals(Duration.ofSeconds(20), c.syncTimeout());
+        assertEquals(3, c.httpThreads());
+        assertEquals("binpack", c.policy());
+        assertEquals(Set.of(), parsed("--scheduler-name=*").config().schedulerNames(), "'*' accepts any scheduler");
+    }
+
+    @Test
+    void bindAttempts_deprecated_acceptedWithOneWarningAndHidden() {
+        SchedulerExtenderCommand given = parsed("--bind-attempts=3");
+        assertEquals(1, given.warnings().size());
+        assertTrue(given.warnings().getFirst().contains("--bind-attempts is deprecated and has no effect"), given.warnings().getFirst());
+        assertEquals(parsed().config(), given.config(), "no effect on the config");
+        assertEquals(List.of(), parsed().warnings());
+        assertFalse(new CommandLine(new SchedulerExtenderCommand()).getUsageMessage().contains("bind-attempts"), "not in --help");
     }
 }

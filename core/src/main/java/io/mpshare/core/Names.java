@@ -59,6 +59,8 @@ public final class Names {
 
     public static final int EXTENDER_PORT = 39999;
     public static final String EXTENDER_PREFIX = "/mpshare-scheduler";
+    /** The extender's verbs, under {@link #EXTENDER_PREFIX}: kube-scheduler's {@code filterVerb}, {@code prioritizeVerb}, {@code bindVerb}. */
+    public static final String EXTENDER_VERB_FILTER = "filter", EXTENDER_VERB_PRIORITIZE = "prioritize", EXTENDER_VERB_BIND = "bind";
     /** The extender's preempt verb (kube-scheduler's {@code preemptVerb}), under {@link #EXTENDER_PREFIX}. */
     public static final String EXTENDER_VERB_PREEMPT = "preempt";
 

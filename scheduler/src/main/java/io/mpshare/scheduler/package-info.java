@@ -1,7 +1,8 @@
 /**
- * The kube-scheduler extender: {@link io.mpshare.scheduler.SchedulerExtender} wires the ledger, the
- * informer-backed cluster view ({@code .cluster}), the binder ({@code .bind}), metrics ({@code .metrics})
- * and the HTTP adapter ({@code .http}). {@link io.mpshare.scheduler.Verbs} holds filter, prioritize and
- * bind in domain terms, so the wire adapter only translates.
+ * The kube-scheduler extender: {@link io.mpshare.scheduler.SchedulerExtender} wires the ledger, the policy
+ * ({@code .policy}), the verbs ({@code .verbs}) over what one scheduling cycle carries ({@code .cycle}: the pod's
+ * resolved ask, the pipelining holds), the informer-backed cluster view ({@code .cluster}), the binder
+ * ({@code .bind}), preemption ({@code .preempt}), metrics ({@code .metrics}) and the HTTP adapter ({@code .http}),
+ * from one {@link io.mpshare.scheduler.ExtenderConfig}.
  */
 package io.mpshare.scheduler;

@@ -4,15 +4,14 @@ import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.Phase;
-import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.scheduler.bind.BindOutcome;
-import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.FakePodApi;
+import io.mpshare.scheduler.policy.LearnedFragmentationPolicy;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.Test;
@@ -62,7 +61,7 @@ class DefaultPolicyTest {
 
     @Test void defaultPolicy_prioritizeAndBind_followFragmentation_notBestFit() {
         Ledger ledger = cluster();
-        var verbs = new Verbs(new PlacementEngine(ledger, learnedFromEightGibPods()), new DemandResolver(512), MemoryUnit.GIB);
+        var verbs = Wiring.verbs(new PlacementEngine(ledger, learnedFromEightGibPods()));
         GpuDemand pod = GpuDemand.simple(4 * 1024, 0, 1, 512);
 
         assertThat(verbs.engine().filter(pod, List.of("n1", "n2")).fits()).containsExactly("n1", "n2");
@@ -71,7 +70,7 @@ class DefaultPolicyTest {
 
         var api = new FakePodApi();
         api.put(Pods.pod("p").uid("u1").gpuMem(4).build());
-        assertThat(new Binder(ledger, verbs, api).bind("default", "p", "u1", "n2")).isInstanceOf(BindOutcome.Bound.class);
+        assertThat(Wiring.binder(verbs, api).bind("default", "p", "u1", "n2")).isInstanceOf(BindOutcome.Bound.class);
         assertThat(ledger.allocation(PodKey.of("default", "p"))).get().extracting(Allocation::gpuIndices).isEqualTo(List.of(1));
 
         // the same case under best fit goes elsewhere: the test tells the policies apart

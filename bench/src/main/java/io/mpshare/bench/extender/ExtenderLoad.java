@@ -15,13 +15,20 @@ import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodApi;
-import io.mpshare.scheduler.LearnedFragmentationPolicy;
+import io.mpshare.scheduler.ExtenderConfig;
 import io.mpshare.scheduler.SchedulerExtender;
-import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.bind.BindChecks;
 import io.mpshare.scheduler.bind.Binder;
+import io.mpshare.scheduler.bind.PendingPods;
+import io.mpshare.scheduler.cluster.StaleRoomCheck;
+import io.mpshare.scheduler.cycle.AskReader;
+import io.mpshare.scheduler.cycle.PipelineHolds;
 import io.mpshare.scheduler.http.ExtenderHttpServer;
+import io.mpshare.scheduler.http.HttpOptions;
 import io.mpshare.scheduler.http.Inspect;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
+import io.mpshare.scheduler.policy.LearnedFragmentationPolicy;
+import io.mpshare.scheduler.verbs.Verbs;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -102,13 +109,14 @@ public final class ExtenderLoad {
      */
     static ExtenderHttpServer extender(Ledger ledger, PlacementPolicy policy, int threads) throws IOException {
         var engine = new PlacementEngine(ledger, Boolean.getBoolean("bench.uidBySnapshot") ? uidBySnapshot(policy) : policy);
-        var verbs = new Verbs(engine, new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB), MemoryUnit.GIB,
-                new io.mpshare.scheduler.PipelineHolds(engine, InstantSource.system(), io.mpshare.scheduler.ExtenderConfig.DEFAULT_HOLD_TTL));
-        var recheck = new io.mpshare.scheduler.cluster.StaleRoomCheck(ledger, node -> List.of(), InstantSource.system(),
-                io.mpshare.scheduler.ExtenderConfig.DEFAULT_RECHECK_NODES, Duration.ofSeconds(1));
-        return new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), threads, verbs, new Binder(ledger, verbs, new NoApi()),
-                new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "bench", null, null,
-                new io.mpshare.scheduler.http.HttpOptions(io.mpshare.scheduler.http.HttpOptions.DEFAULT_MAX_REQUEST_BYTES, true, null), recheck);
+        var asks = new AskReader(MemoryUnit.GIB, new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB));
+        var holds = new PipelineHolds(engine, InstantSource.system(), ExtenderConfig.DEFAULT_HOLD_TTL);
+        var verbs = new Verbs(engine, asks, holds);
+        var recheck = new StaleRoomCheck(ledger, node -> List.of(), InstantSource.system(), ExtenderConfig.DEFAULT_RECHECK_NODES, Duration.ofSeconds(1));
+        var binder = new Binder(engine, holds, asks, new NoApi(), BindChecks.any(), PendingPods.none());
+        return new ExtenderHttpServer(ExtenderHttpServer.Parts.of(new InetSocketAddress("127.0.0.1", 0), threads, verbs, binder,
+                        new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "bench")
+                .withOptions(new HttpOptions(HttpOptions.DEFAULT_MAX_REQUEST_BYTES, true, null)).withRecheck(recheck));
     }
 
     /**

@@ -12,11 +12,11 @@ import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodFacts;
-import io.mpshare.scheduler.LearnedFragmentationPolicy;
-import io.mpshare.scheduler.PipelineHolds;
-import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.cluster.ClusterView;
-import io.mpshare.scheduler.cluster.FailedBinds;
+import io.mpshare.scheduler.cycle.AskReader;
+import io.mpshare.scheduler.cycle.PipelineHolds;
+import io.mpshare.scheduler.policy.LearnedFragmentationPolicy;
+import io.mpshare.scheduler.verbs.Verbs;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -91,12 +91,12 @@ public class ExtenderDecisionBenchmark {
     public void setUp() {
         ledger = new Ledger(clock, Duration.ofDays(1));
         policy = new LearnedFragmentationPolicy(false);
-        view = new ClusterView(null, ledger, MemoryUnit.MIB, null, Duration.ofSeconds(30), policy::observe, new FailedBinds());
+        view = new ClusterView(null, ledger, MemoryUnit.MIB, null, Duration.ofSeconds(30), policy::observe);
         view.addNodeHandler(policy.host().nodeEvents());
         view.addPodHandler(policy.host().podEvents());
         var engine = new PlacementEngine(ledger, policy);
-        var resolver = new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB, MemoryUnit.MIB);
-        verbs = new Verbs(engine, resolver, MemoryUnit.MIB, new PipelineHolds(engine, clock, Duration.ofSeconds(5)));
+        var asks = new AskReader(MemoryUnit.MIB, new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB, MemoryUnit.MIB));
+        verbs = new Verbs(engine, asks, new PipelineHolds(engine, clock, Duration.ofSeconds(5)));
         names = new ArrayList<>();
         long totalMib = 0;
         for (Object[] s : FragmentationBenchmark.SHAPES) // the openb node list: count, GPUs, model, GPU MiB, CPU milli, memory MiB
@@ -112,7 +112,7 @@ public class ExtenderDecisionBenchmark {
         measured = KubePod.of(p).facts();
         measuredKey = KubePod.of(p).key();
         var plain = new PlacementEngine(ledger, policy.current()); // the same mix, no host CPU and memory
-        gpuOnly = new Verbs(plain, resolver, MemoryUnit.MIB, new PipelineHolds(plain, clock, Duration.ofSeconds(5)));
+        gpuOnly = new Verbs(plain, asks, new PipelineHolds(plain, clock, Duration.ofSeconds(5)));
     }
 
     private void fillCluster(long targetMib) {
@@ -123,8 +123,8 @@ public class ExtenderDecisionBenchmark {
             Pod p = pod("fill-" + n, shape);
             view.offer(KubePod.of(p));
             var facts = KubePod.of(p).facts();
-            var fits = verbs.filter(facts, names).fits();
-            verbs.prioritize(facts, fits);
+            var fits = verbs.filter(verbs.ask(facts), names).fits();
+            verbs.prioritize(verbs.ask(facts), fits);
             PodKey key = KubePod.of(p).key();
             var held = ledger.allocation(key);
             if (held.isEmpty()) { misses++; continue; }
@@ -155,8 +155,8 @@ public class ExtenderDecisionBenchmark {
     public int decideGpuOnly() { return decide(gpuOnly); }
 
     private int decide(Verbs v) {
-        var fits = v.filter(measured, names).fits();
-        int n = v.prioritize(measured, fits).scores().size();
+        var fits = v.filter(v.ask(measured), names).fits(); // each verb call reads the pod's ask once, as the extender's do
+        int n = v.prioritize(v.ask(measured), fits).scores().size();
         if (v.holds().claim(measuredKey)) ledger.release(measuredKey);
         return n;
     }

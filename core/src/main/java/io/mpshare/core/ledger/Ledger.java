@@ -3,8 +3,6 @@ package io.mpshare.core.ledger;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
-import io.mpshare.core.policy.Evaluation;
-import io.mpshare.core.policy.PlacementPolicy;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -17,6 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
 /**
@@ -81,7 +80,7 @@ public final class Ledger {
     public FitIndex fitIndex() { return index; }
 
     /** Every change of a node's snapshot goes through here or {@link #computeNodeIfPresent}: the index follows under the same lock. */
-    private NodeState computeNode(String node, java.util.function.BiFunction<String, NodeState, NodeState> f) {
+    private NodeState computeNode(String node, BiFunction<String, NodeState, NodeState> f) {
         return nodes.compute(node, (k, s) -> {
             NodeState next = f.apply(k, s);
             if (next != s) index.update(k, next);
@@ -89,7 +88,7 @@ public final class Ledger {
         });
     }
 
-    private NodeState computeNodeIfPresent(String node, java.util.function.BiFunction<String, NodeState, NodeState> f) {
+    private NodeState computeNodeIfPresent(String node, BiFunction<String, NodeState, NodeState> f) {
         return nodes.computeIfPresent(node, (k, s) -> {
             NodeState next = f.apply(k, s);
             if (next != s) index.update(k, next);
@@ -106,14 +105,14 @@ public final class Ledger {
     public Collection<Allocation> allocations() { return pods.values(); }
 
     /**
-     * Books the GPUs {@code policy} picks on {@code node} for {@code pod}, in phase ASSUMED.
+     * Books the GPUs {@code chooser} picks on {@code node} for {@code pod}, in phase ASSUMED.
      * A pod already ASSUMED elsewhere (or on the same node with another demand) moves, but only once the
      * new place fits: a refusal leaves the ledger exactly as it was. A pod BOUND or ASSIGNED elsewhere is
      * refused; the same demand on the same node again answers AlreadyPlaced. An entry recorded under a
      * different, non-empty pod UID belongs to an earlier pod of the same name (deleted and created again,
      * as StatefulSets do) and is replaced whatever its phase.
      */
-    public AssumeResult assume(PodKey pod, String podUid, String node, GpuDemand demand, PlacementPolicy policy) {
+    public AssumeResult assume(PodKey pod, String podUid, String node, GpuDemand demand, GpuChooser chooser) {
         AssumeResult[] out = new AssumeResult[1];
         String uid = podUid == null ? "" : podUid;
         pods.compute(pod, (k, existing) -> {
@@ -137,8 +136,8 @@ public final class Ledger {
                     return null;
                 }
                 NodeState base = existing != null && existing.node().equals(n) ? s.without(k) : s;
-                switch (policy.evaluate(base, demand)) {
-                    case Evaluation.Fits f -> {
+                switch (chooser.choose(base, demand)) {
+                    case GpuChooser.Choice.Chosen f -> {
                         List<Integer> idx = new ArrayList<>(f.positions().length);
                         List<String> uuids = new ArrayList<>(f.positions().length);
                         for (int pos : f.positions()) { idx.add(base.gpu(pos).index()); uuids.add(base.gpu(pos).uuid()); }
@@ -146,8 +145,7 @@ public final class Ledger {
                         out[0] = new AssumeResult.Assumed(booked[0]);
                         return base.with(booked[0]);
                     }
-                    case Evaluation.Unfit u -> { out[0] = new AssumeResult.Rejected(u.reason()); return s; }
-                    case Evaluation.Unresolvable u -> { out[0] = new AssumeResult.Rejected(u.reason()); return s; }
+                    case GpuChooser.Choice.Refused r -> { out[0] = new AssumeResult.Rejected(r.reason()); return s; }
                 }
             });
             if (booked[0] == null) return existing; // refused: nothing changes

@@ -1,16 +1,29 @@
 package io.mpshare.core.policy;
 
+import io.mpshare.core.ledger.FitIndex;
+import io.mpshare.core.ledger.GpuChooser;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
+import io.mpshare.core.model.PodKey;
 
 /**
  * Chooses GPUs for a demand on one node and scores the node. Implementations are pure functions of
- * the snapshot: the extender's filter, prioritize and bind and the simulator all call the same one.
+ * the snapshot: the extender's filter, prioritize and bind and the simulator all call the same one. The ledger
+ * books with a policy as its {@link GpuChooser}: the GPUs {@link #evaluate} picks, or its reason.
  */
-public interface PlacementPolicy {
+public interface PlacementPolicy extends GpuChooser {
     String name();
 
     Evaluation evaluate(NodeState node, GpuDemand demand);
+
+    /** {@link #evaluate} as the ledger asks it: the GPUs of a fit, else the reason (unfit and unresolvable alike). */
+    @Override default Choice choose(NodeState node, GpuDemand demand) {
+        return switch (evaluate(node, demand)) {
+            case Evaluation.Fits f -> new Choice.Chosen(f.positions());
+            case Evaluation.Unfit u -> new Choice.Refused(u.reason());
+            case Evaluation.Unresolvable u -> new Choice.Refused(u.reason());
+        };
+    }
 
     /** What {@link #score} answers when the demand does not fit. */
     long NO_FIT = Long.MIN_VALUE;
@@ -32,7 +45,7 @@ public interface PlacementPolicy {
     /**
      * True when, for {@code demand}, {@link #fits} is exactly "the node has at least {@code gpuCount} GPUs that
      * can take the demand now" (what {@link Fitting#candidates} counts): then the filter answers from the
-     * ledger's {@link io.mpshare.core.ledger.FitIndex} without reading snapshots. False (the default) makes the
+     * ledger's {@link FitIndex} without reading snapshots. False (the default) makes the
      * engine ask {@link #fits} on every node.
      */
     default boolean fitsByRoom(GpuDemand demand) { return false; }
@@ -41,7 +54,7 @@ public interface PlacementPolicy {
      * True when, for {@code demand}, {@link #fits} is exactly "{@link #fitsByRoom}'s room, and
      * {@link Fitting#uidConflict} finds no conflict" (the one-UID-per-daemon rule), and {@link #evaluate} on a node
      * with that room but a conflict answers {@code Unfit(Fitting.uidConflict(node, demand))}: then the filter answers
-     * a pod of known UID from the {@link io.mpshare.core.ledger.FitIndex} too, which keeps each node's UIDs in summary.
+     * a pod of known UID from the {@link FitIndex} too, which keeps each node's UIDs in summary.
      */
     default boolean fitsByRoomUnderUidRule(GpuDemand demand) { return false; }
 
@@ -51,5 +64,5 @@ public interface PlacementPolicy {
      * answer themselves (the default). {@link PlacementEngine}'s prioritize and assume go through it, so bind
      * books what prioritize scored.
      */
-    default PlacementPolicy forPod(io.mpshare.core.model.PodKey pod) { return this; }
+    default PlacementPolicy forPod(PodKey pod) { return this; }
 }

@@ -40,6 +40,17 @@ class LedgerTest {
         assertThat(ledger.allocation(key("a"))).contains(a);
     }
 
+    /** The ledger books what its chooser answers, whatever the chooser is: the GPU it names, or its reason as the refusal. */
+    @Test
+    void assume_anyChooser_booksItsGpusOrRefusesWithItsReason() {
+        var second = ledger.assume(key("a"), "uid-a", "n1", gib(7), (node, demand) -> new GpuChooser.Choice.Chosen(new int[] {1}));
+        var refused = ledger.assume(key("b"), "uid-b", "n2", gib(7), (node, demand) -> new GpuChooser.Choice.Refused("not today"));
+
+        assertThat(((AssumeResult.Assumed) second).allocation().gpuIndices()).containsExactly(1);
+        assertThat(refused).isEqualTo(new AssumeResult.Rejected("not today"));
+        assertThat(ledger.node("n2").allocatedMib()).isZero();
+    }
+
     @Test
     void assume_sameDemandTwice_alreadyPlacedAndChargedOnce() {
         ledger.assume(key("a"), "uid-a", "n1", gib(7), BINPACK);

@@ -93,8 +93,8 @@ class SeedSampleIT {
             var a = client.nodes().withName("n1").get().getMetadata().getAnnotations();
             return a != null && a.containsKey(Names.ANN_NODE_GPUS);
         });
-        extender = new SchedulerExtender(ExtenderConfig.defaults().withPort(0), client, new BinpackPolicy(), Clock.systemUTC(), "it");
-        extender.start(WAIT);
+        extender = new SchedulerExtender(ExtenderConfig.defaults().withPort(0).withStart(WAIT, "it"), client, new BinpackPolicy(), Clock.systemUTC());
+        extender.start();
         kubelet.awaitList(Names.RESOURCE_GPU_MEM, l -> l.getDevicesCount() > 0, WAIT);
     }
 

@@ -10,7 +10,7 @@ import java.util.TreeSet;
 /**
  * Which pods this extender's bind accepts: only pods of its own scheduler profile(s) that ask for a shared
  * GPU. Anything else reaching {@code /bind} did not come from kube-scheduler's extender call for a pod the
- * extender filtered (issue 12, item 9), and is refused with an Error that says why.
+ * extender filtered, and is refused with an Error that says why.
  *
  * @param schedulerNames the profiles whose pods may be bound; empty accepts any
  */

@@ -7,10 +7,12 @@ import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodApi;
-import io.mpshare.scheduler.Verbs;
-import io.mpshare.scheduler.cluster.FailedBinds;
+import io.mpshare.scheduler.cycle.Ask;
+import io.mpshare.scheduler.cycle.AskReader;
+import io.mpshare.scheduler.cycle.PipelineHolds;
 
 import java.lang.System.Logger.Level;
 import java.util.Optional;
@@ -21,50 +23,49 @@ import java.util.Optional;
  * <p>Implementation notes.
  * <ul>
  * <li>Order: claim the pod's pipelining hold → the pod (the informer's copy when it is unbound and has the UID
- *     kube-scheduler sent, {@link PendingPods}; else read from the API server) → refuse pods of another scheduler or with no GPU
- *     demand → resolve its demand → {@code assume} in the ledger (the hold's GPUs when kube-scheduler chose
- *     the held node, else the policy picks; fit check and booking are one atomic step per node) → POST the
- *     Binding carrying the allocation annotations (the API server writes them with {@code spec.nodeName} in one
- *     update, guarded by the pod's UID) → {@code confirmBound}. One write: the device plugin finds the allocation
- *     the moment kubelet sees the pod (docs/decisions/bind-order.md).</li>
+ *     kube-scheduler sent, {@link PendingPods}; else read from the API server) → refuse pods of another scheduler →
+ *     read its {@link Ask} once (refuse a pod with no GPU demand or a bad one) → {@code assume} in the ledger (the
+ *     hold's GPUs when kube-scheduler chose the held node, else the policy picks; fit check and booking are one atomic
+ *     step per node) → POST the Binding carrying the allocation annotations (the API server writes them with
+ *     {@code spec.nodeName} in one update, guarded by the pod's UID) → {@code confirmBound}. One write: the device
+ *     plugin finds the allocation the moment kubelet sees the pod (docs/decisions/bind-order.md).</li>
  * <li>Concurrency: no lock is held across API calls. Concurrent binds to one node are safe because the
  *     ledger's assume checks and books under the node's entry; two binds of the same pod meet in the
  *     ledger (AlreadyPlaced) and at the API server (the second Binding answers 409).</li>
  * <li>Binding failures: the pod is read back before anything is undone. Bound to the asked node (a 409 of a
  *     retry, or a timeout after the Binding landed): success, nothing rolled back. Still pending: nothing was
- *     written; the booking this call owns (made now, or the claimed hold) is released at once and recorded in
- *     {@link FailedBinds}. Not readable: the room is released (if the Binding did land, the watch restores the
- *     booking as BOUND from the annotations it carried).</li>
- * <li>An ASSUMED booking this call does not own (restored from the annotation of a pod that an older version
- *     annotated before its Binding, and was interrupted in between) is reused when it names the asked node; the
- *     pod's filter never counts it against the pod, so it cannot keep its own pod pending.</li>
+ *     written; the booking this call owns (made now, or the claimed hold) is released at once. Not readable: the
+ *     room is released (if the Binding did land, the watch restores the booking as BOUND from the annotations it
+ *     carried).</li>
+ * <li>An ASSUMED booking of the pod that this call does not own (another bind of the same pod in flight) is reused
+ *     when it names the asked node, and not released by this call; the API server lets only one Binding land.</li>
  * </ul>
  */
 public final class Binder {
     private static final System.Logger LOG = System.getLogger(Binder.class.getName());
     private final Ledger ledger;
-    private final Verbs verbs;
+    private final PlacementEngine engine;
+    private final PipelineHolds holds;
+    private final AskReader asks;
     private final PodApi api;
     private final BindChecks checks;
-    private final FailedBinds failedBinds;
     private final PendingPods pending;
 
-    public Binder(Ledger ledger, Verbs verbs, PodApi api) {
-        this(ledger, verbs, api, BindChecks.any(), new FailedBinds());
-    }
-
-    public Binder(Ledger ledger, Verbs verbs, PodApi api, BindChecks checks, FailedBinds failedBinds) {
-        this(ledger, verbs, api, checks, failedBinds, PendingPods.none());
-    }
-
-    /** @param pending the pod informer's unbound pods: a bind starts from its copy when it has the pod, else reads the API server */
-    public Binder(Ledger ledger, Verbs verbs, PodApi api, BindChecks checks, FailedBinds failedBinds, PendingPods pending) {
-        this.pending = pending;
-        this.ledger = ledger;
-        this.verbs = verbs;
+    /**
+     * @param holds   the pipelining holds a bind claims
+     * @param asks    reads the pod's ask (and names the unit its allocation annotations are written in)
+     * @param checks  which pods this extender binds
+     * @param pending the pod informer's unbound pods: a bind starts from its copy when it has the pod, else reads the
+     *                API server ({@link PendingPods#none} to always read)
+     */
+    public Binder(PlacementEngine engine, PipelineHolds holds, AskReader asks, PodApi api, BindChecks checks, PendingPods pending) {
+        this.ledger = engine.ledger();
+        this.engine = engine;
+        this.holds = holds;
+        this.asks = asks;
         this.api = api;
         this.checks = checks;
-        this.failedBinds = failedBinds;
+        this.pending = pending;
     }
 
     public BindOutcome bind(String namespace, String name, String uid, String node) {
@@ -72,7 +73,7 @@ public final class Binder {
         try { key = PodKey.of(namespace == null ? "" : namespace, name); }
         catch (RuntimeException e) { return new BindOutcome.Failed("bad_request", "the bind request names no pod"); }
         if (node == null || node.isEmpty()) return new BindOutcome.Failed("bad_request", "the bind request for pod " + key + " names no Node");
-        Allocation held = verbs.holds().claim(key) ? ledger.allocation(key).filter(a -> a.phase() == Phase.ASSUMED).orElse(null) : null;
+        Allocation held = holds.claim(key) ? ledger.allocation(key).filter(a -> a.phase() == Phase.ASSUMED).orElse(null) : null;
         BindOutcome out = attempt(key, uid == null ? "" : uid, node, held);
         switch (out) {
             case BindOutcome.Bound b when b.allocation() != null -> LOG.log(Level.INFO, "bind pod={0} node={1} gpus={2} mib={3} outcome={4}",
@@ -85,36 +86,25 @@ public final class Binder {
 
     /** @param held the pod's pipelining hold this bind claimed (it owns that booking), or null */
     private BindOutcome attempt(PodKey key, String uid, String node, Allocation held) {
-        Allocation mine = held; // the booking this call owns, to release on failure
         try {
             KubePod pod = pending.matching(key, uid); // the informer's copy of the pod kube-scheduler named, else a GET
             if (pod == null) pod = api.get(key);
             BindOutcome early = preflight(key, uid, node, pod);
-            if (early instanceof BindOutcome.Failed f) return release(mine, f);
+            if (early instanceof BindOutcome.Failed f) return release(held, f);
             if (early != null) return early;
-            String podUid = pod.uid();
-            var g = (Verbs.Need.Gpu) verbs.need(pod.facts());
-            Allocation booked;
-            switch (verbs.engine().assume(key, podUid, node, g.demand())) {
-                case AssumeResult.Assumed a -> { booked = a.allocation(); mine = booked; }
-                case AssumeResult.AlreadyPlaced a -> { booked = a.allocation(); if (held != null && held.samePlacement(booked)) mine = booked; }
-                case AssumeResult.Rejected r -> { return release(mine, new BindOutcome.Failed("no_room", "node " + node + ": " + r.reason())); }
-            }
-            try {
-                api.bind(key, podUid, node, AllocationCodec.encode(booked, verbs.unit()));
-            } catch (PodApi.Failure f) {
-                return afterBindingFailed(key, node, booked, mine, f);
-            }
-            return confirmed(key, node, booked, false);
+            return switch (asks.read(pod.facts())) {
+                case Ask.Bad b -> release(held, new BindOutcome.Failed("bad_pod", b.reason()));
+                case Ask.None n -> release(held, new BindOutcome.Failed("not_ours", BindChecks.noGpu(key)));
+                case Ask.Gpu g -> book(key, pod.uid(), node, g, held);
+            };
         } catch (PodApi.Failure f) {
-            return release(mine, new BindOutcome.Failed("api_error", f.getMessage()));
+            return release(held, new BindOutcome.Failed("api_error", f.getMessage()));
         } catch (RuntimeException e) {
-            LOG.log(Level.ERROR, "bind pod=" + key + " node=" + node + " failed unexpectedly", e);
-            return release(mine, new BindOutcome.Failed("internal", "bind of pod " + key + " failed: " + e));
+            return failedUnexpectedly(key, node, held, e);
         }
     }
 
-    /** The checks before booking: a failure, an answer for a pod already bound, or null to go on. */
+    /** The checks before the pod's ask is read: a failure, an answer for a pod already bound, or null to go on. */
     private BindOutcome preflight(PodKey key, String uid, String node, KubePod pod) {
         if (pod == null) return new BindOutcome.Failed("pod_not_found", "pod " + key + " does not exist (deleted while it was being scheduled?)");
         String podUid = pod.uid();
@@ -128,11 +118,33 @@ public final class Binder {
             if (!boundTo.equals(node)) return new BindOutcome.Failed("bound_elsewhere", "pod " + key + " is already bound to node " + boundTo + ", not " + node);
             return alreadyBound(key, pod, node);
         }
-        return switch (verbs.need(pod.facts())) {
-            case Verbs.Need.Bad b -> new BindOutcome.Failed("bad_pod", b.reason());
-            case Verbs.Need.None n -> new BindOutcome.Failed("not_ours", BindChecks.noGpu(key));
-            case Verbs.Need.Gpu g -> null;
-        };
+        return null;
+    }
+
+    /** Books the ask on {@code node}, POSTs the Binding, confirms; releases what this call owns when that fails. */
+    private BindOutcome book(PodKey key, String podUid, String node, Ask.Gpu ask, Allocation held) {
+        Allocation mine = held; // the booking this call owns, to release on failure
+        try {
+            Allocation booked;
+            switch (engine.assume(key, podUid, node, ask.demand())) {
+                case AssumeResult.Assumed a -> { booked = a.allocation(); mine = booked; }
+                case AssumeResult.AlreadyPlaced a -> { booked = a.allocation(); if (held != null && held.samePlacement(booked)) mine = booked; }
+                case AssumeResult.Rejected r -> { return release(mine, new BindOutcome.Failed("no_room", "node " + node + ": " + r.reason())); }
+            }
+            try {
+                api.bind(key, podUid, node, AllocationCodec.encode(booked, asks.unit()));
+            } catch (PodApi.Failure f) {
+                return afterBindingFailed(key, node, booked, mine, f);
+            }
+            return confirmed(key, node, booked, false);
+        } catch (RuntimeException e) {
+            return failedUnexpectedly(key, node, mine, e);
+        }
+    }
+
+    private BindOutcome failedUnexpectedly(PodKey key, String node, Allocation mine, RuntimeException e) {
+        LOG.log(Level.ERROR, "bind pod=" + key + " node=" + node + " failed unexpectedly", e);
+        return release(mine, new BindOutcome.Failed("internal", "bind of pod " + key + " failed: " + e));
     }
 
     /**
@@ -170,8 +182,8 @@ public final class Binder {
         }
         NodeState s = ledger.node(node);
         try {
-            var info = pod.info(verbs.unit());
-            var decoded = AllocationCodec.decode(info, pod.annotations(), node, s == null ? null : s.inventory(), true, verbs.unit());
+            var info = pod.info(asks.unit());
+            var decoded = AllocationCodec.decode(info, pod.annotations(), node, s == null ? null : s.inventory(), true, asks.unit());
             if (decoded instanceof AllocationCodec.Decoded.Found f) {
                 ledger.restore(f.allocation());
                 return new BindOutcome.Bound(f.allocation(), true);
@@ -182,14 +194,11 @@ public final class Binder {
         return new BindOutcome.Bound(null, true);
     }
 
-    /** Frees the booking this call owns at once (and keeps the informer from bringing it back). */
+    /** Frees the booking this call owns at once. */
     private BindOutcome release(Allocation mine, BindOutcome.Failed failed) {
         if (mine != null) {
             Optional<Allocation> now = ledger.allocation(mine.pod());
-            if (now.isPresent() && now.get().samePlacement(mine) && now.get().phase() == Phase.ASSUMED) {
-                ledger.release(mine.pod());
-                failedBinds.released(now.get());
-            }
+            if (now.isPresent() && now.get().samePlacement(mine) && now.get().phase() == Phase.ASSUMED) ledger.release(mine.pod());
         }
         return failed;
     }

@@ -11,7 +11,7 @@ import io.mpshare.core.codec.InventoryCodec;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
-import io.mpshare.core.ledger.Phase;
+import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodInfo;
 import io.mpshare.core.model.PodKey;
@@ -22,12 +22,16 @@ import io.mpshare.kube.PodInformer;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 
 /**
  * Keeps the {@link Ledger} in step with the cluster through two fabric8 informers.
@@ -39,9 +43,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *     per GPU with its own size, so mixed GPUs are exact. A labelled node with no (or an unreadable)
  *     inventory is kept with no GPUs, so filter says why it cannot take a pod.</li>
  * <li>Pods: every add/update with an allocation annotation (ours or ACK v1) is restored into the ledger
- *     unless the ledger already holds the same placement in the same or a later phase (the binder's own
- *     writes echo back). Deleted or finished pods are released at once, but only if the booking belongs to
- *     the same pod UID.</li>
+ *     unless the ledger already holds the same placement in the same or a later phase (the binder's one write,
+ *     the Binding, echoes back as the pod bound with its annotations). Deleted or finished pods are released at
+ *     once, but only if the booking belongs to the same pod UID.</li>
  * <li>Readiness: {@link #start} waits until both informers have listed, then replays both stores through
  *     the same handlers (idempotent), so the ledger is rebuilt before {@link #ready()} turns true.</li>
  * <li>Expiry: every {@code period}, ASSUMED bookings older than the ledger's TTL are released when their
@@ -63,28 +67,21 @@ public final class ClusterView implements AutoCloseable {
     private ScheduledFuture<?> expiry;
     private volatile boolean ready;
     /** Further pod handlers (preemption's {@code Nominations}), registered on the pod informer at {@link #start}. */
-    private final List<PodEvents> podHandlers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<PodEvents> podHandlers = new CopyOnWriteArrayList<>();
     /** Further node handlers (the default policy's host room), registered on the node informer at {@link #start}. */
-    private final List<ResourceEventHandler<Node>> nodeHandlers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<ResourceEventHandler<Node>> nodeHandlers = new CopyOnWriteArrayList<>();
 
-    private final java.util.function.BiConsumer<PodKey, io.mpshare.core.model.GpuDemand> seen;
-    private final FailedBinds failedBinds;
+    private final BiConsumer<PodKey, GpuDemand> seen;
 
-    public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period) {
-        this(client, ledger, unit, scheduler, period, (k, d) -> { });
-    }
-
-    /** @param seen told of every pod seen with a GPU booking and its demand (the default policy learns its task mix from it) */
+    /**
+     * @param client    where the informers read (null for callers that {@link #offer} nodes and pods themselves)
+     * @param scheduler runs the expiry of stale assumptions every {@code period}
+     * @param seen      told of every pod seen with a GPU booking and its demand (the default policy learns its task
+     *                  mix from it; {@code (pod, demand) -> {}} for none)
+     */
     public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period,
-                       java.util.function.BiConsumer<PodKey, io.mpshare.core.model.GpuDemand> seen) {
-        this(client, ledger, unit, scheduler, period, seen, new FailedBinds());
-    }
-
-    /** @param failedBinds bookings failed binds released: their annotation echoes are not restored */
-    public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period,
-                       java.util.function.BiConsumer<PodKey, io.mpshare.core.model.GpuDemand> seen, FailedBinds failedBinds) {
-        this.failedBinds = java.util.Objects.requireNonNull(failedBinds, "failedBinds");
-        this.seen = java.util.Objects.requireNonNull(seen, "seen");
+                       BiConsumer<PodKey, GpuDemand> seen) {
+        this.seen = Objects.requireNonNull(seen, "seen");
         this.client = client;
         this.ledger = ledger;
         this.unit = unit;
@@ -113,7 +110,7 @@ public final class ClusterView implements AutoCloseable {
         try {
             n.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             p.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IllegalStateException("the informers could not list nodes and pods: " + e.getCause(), e.getCause());
         }
         for (Node node : nodes.getStore().list()) applyNode(node);
@@ -124,10 +121,10 @@ public final class ClusterView implements AutoCloseable {
     }
 
     /** Adds a handler the pod informer feeds as well (call before {@link #start}); it sees the first list as adds. */
-    public void addPodHandler(PodEvents handler) { podHandlers.add(java.util.Objects.requireNonNull(handler, "handler")); }
+    public void addPodHandler(PodEvents handler) { podHandlers.add(Objects.requireNonNull(handler, "handler")); }
 
     /** Adds a handler the node informer feeds as well (call before {@link #start}); it sees the first list as adds. */
-    public void addNodeHandler(ResourceEventHandler<Node> handler) { nodeHandlers.add(java.util.Objects.requireNonNull(handler, "handler")); }
+    public void addNodeHandler(ResourceEventHandler<Node> handler) { nodeHandlers.add(Objects.requireNonNull(handler, "handler")); }
 
     /**
      * Delivers a node as the node informer does (an add or update): to this view, then to the added handlers.
@@ -197,13 +194,9 @@ public final class ClusterView implements AutoCloseable {
         switch (AllocationCodec.decode(info, ann, node, s == null ? null : s.inventory(), node != null, unit)) {
             case AllocationCodec.Decoded.Found f -> {
                 Allocation a = f.allocation();
-                if (a.phase() == Phase.ASSUMED && failedBinds.stale(a)) return; // the echo of a bind that failed and released
                 seen.accept(key, a.demand());
                 Optional<Allocation> have = ledger.allocation(key);
                 if (have.isPresent() && have.get().samePlacement(a) && have.get().phase().compareTo(a.phase()) >= 0) return;
-                // an older assumption echoed back while a newer bind of the same pod is in flight: keep the newer
-                if (have.isPresent() && a.phase() == Phase.ASSUMED && have.get().phase() == Phase.ASSUMED
-                        && a.assumedAt().isBefore(have.get().assumedAt())) return;
                 ledger.restore(a);
             }
             case AllocationCodec.Decoded.Malformed m -> {
@@ -216,7 +209,6 @@ public final class ClusterView implements AutoCloseable {
 
     void forgetPod(KubePod p) {
         PodKey key = p.key();
-        if (!p.finished()) failedBinds.forget(key);
         Optional<Allocation> have = ledger.allocation(key);
         if (have.isEmpty()) return;
         String uid = p.uid();
@@ -227,7 +219,6 @@ public final class ClusterView implements AutoCloseable {
 
     /** Releases stale ASSUMED bookings; public so tests can drive it with a fake clock. */
     public List<Allocation> expire() {
-        failedBinds.trim(ledger.clock().instant().minus(FailedBinds.KEEP));
         List<Allocation> gone = ledger.expireAssumed(this::stillWanted);
         for (Allocation a : gone) LOG.log(Level.INFO, "pod={0} node={1} assumed allocation expired", a.pod(), a.node());
         return gone;
@@ -240,8 +231,8 @@ public final class ClusterView implements AutoCloseable {
         if (!a.podUid().isEmpty() && !uid.isEmpty() && !a.podUid().equals(uid)) return false;
         String node = p.nodeName();
         if (node != null) return node.equals(a.node());
-        // pending: wanted only while its allocation annotation still names this node (a bind that
-        // died between PATCH and Binding); a bind that failed and cleaned up leaves no annotation
+        // pending, and past the TTL no bind is in flight for it any more: kept only while the pod's own allocation
+        // annotation names this node (the booking was read from it); holds and failed binds leave no annotation
         String ann = p.annotations().get(Names.ANN_ALLOCATION);
         return ann != null && ann.contains(";node=" + a.node() + ";");
     }

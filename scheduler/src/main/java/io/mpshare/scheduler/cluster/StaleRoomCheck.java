@@ -18,8 +18,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Before a filter refuses a pod everywhere for lack of room, makes sure the room it counts is not stale
- * (issue 12, items 5 and 8): kube-scheduler retries a waiting pod the moment its own informer sees a pod
+ * Before a filter refuses a pod everywhere for lack of room, makes sure the room it counts is not stale:
+ * kube-scheduler retries a waiting pod the moment its own informer sees a pod
  * deleted, which can be before the extender's informer has released that pod's booking, and a "no" then parks
  * the pod for minutes.
  *

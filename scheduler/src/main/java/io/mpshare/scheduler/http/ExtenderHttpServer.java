@@ -7,12 +7,12 @@ import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.mpshare.core.Names;
-import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.cluster.StaleRoomCheck;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
 import io.mpshare.scheduler.preempt.NominationHold;
 import io.mpshare.scheduler.preempt.PreemptVerb;
+import io.mpshare.scheduler.verbs.Verbs;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -20,9 +20,13 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
 import java.util.function.BooleanSupplier;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * The extender's HTTP face on the JDK's {@code com.sun.net.httpserver} (docs/decisions/extender-http-server.md):
@@ -60,35 +64,69 @@ public final class ExtenderHttpServer implements AutoCloseable {
     /** Binds in flight at most: each waits on the API server on its own virtual thread. */
     static final int MAX_BINDS = 64;
     private final ExecutorService binds = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("extender-bind-", 0).factory());
-    private final java.util.concurrent.Semaphore bindSlots = new java.util.concurrent.Semaphore(MAX_BINDS);
+    private final Semaphore bindSlots = new Semaphore(MAX_BINDS);
 
-    public ExtenderHttpServer(InetSocketAddress address, int threads, Verbs verbs, Binder binder, Inspect inspect,
-                              ExtenderMetrics metrics, BooleanSupplier ready, String version) throws IOException {
-        this(address, threads, verbs, binder, inspect, metrics, ready, version, null, null);
+    /**
+     * What the server is made of: where it listens, who may call the verbs, and the objects behind its endpoints.
+     *
+     * @param threads worker threads for filter, prioritize and preempt (binds run on virtual threads of their own)
+     * @param options body cap and who may call the verbs
+     * @param version what {@code GET version} answers
+     * @param ready   whether the cluster view has synced ({@code readyz}; until then every verb answers an Error)
+     * @param recheck re-reads nodes before a filter refuses a pod everywhere ({@link StaleRoomCheck#off} for never)
+     * @param preempt answers {@code preempt}, or null to offer no node; {@code hold} keeps nominated pods' room in
+     *                filter, or null (both or neither)
+     */
+    public record Parts(InetSocketAddress address, int threads, HttpOptions options, String version, BooleanSupplier ready,
+                        Verbs verbs, Binder binder, StaleRoomCheck recheck, PreemptVerb preempt, NominationHold hold,
+                        Inspect inspect, ExtenderMetrics metrics) {
+        public Parts {
+            Objects.requireNonNull(address, "address");
+            if (threads < 1) throw new IllegalArgumentException("http threads must be >= 1, got " + threads);
+            Objects.requireNonNull(options, "options");
+            Objects.requireNonNull(version, "version");
+            Objects.requireNonNull(ready, "ready");
+            Objects.requireNonNull(verbs, "verbs");
+            Objects.requireNonNull(binder, "binder");
+            Objects.requireNonNull(recheck, "recheck");
+            if ((preempt == null) != (hold == null)) throw new IllegalArgumentException("give the preempt verb and the nomination hold together, or neither");
+            Objects.requireNonNull(inspect, "inspect");
+            Objects.requireNonNull(metrics, "metrics");
+        }
+
+        /** A server with default options, no stale-room re-reads and no preemption (tests and benchmarks add what they need). */
+        public static Parts of(InetSocketAddress address, int threads, Verbs verbs, Binder binder, Inspect inspect, ExtenderMetrics metrics,
+                               BooleanSupplier ready, String version) {
+            return new Parts(address, threads, HttpOptions.defaults(), version, ready, verbs, binder, StaleRoomCheck.off(), null, null, inspect, metrics);
+        }
+
+        public Parts withOptions(HttpOptions o) {
+            return new Parts(address, threads, o, version, ready, verbs, binder, recheck, preempt, hold, inspect, metrics);
+        }
+
+        public Parts withRecheck(StaleRoomCheck r) {
+            return new Parts(address, threads, options, version, ready, verbs, binder, r, preempt, hold, inspect, metrics);
+        }
+
+        public Parts withPreemption(PreemptVerb p, NominationHold h) {
+            return new Parts(address, threads, options, version, ready, verbs, binder, recheck, p, h, inspect, metrics);
+        }
     }
 
-    /** @param preempt answers {@code preempt}; {@code hold} keeps nominated pods' room in filter (both or neither) */
-    public ExtenderHttpServer(InetSocketAddress address, int threads, Verbs verbs, Binder binder, Inspect inspect,
-                              ExtenderMetrics metrics, BooleanSupplier ready, String version,
-                              PreemptVerb preempt, NominationHold hold) throws IOException {
-        this(address, threads, verbs, binder, inspect, metrics, ready, version, preempt, hold, HttpOptions.defaults(), StaleRoomCheck.off());
-    }
-
-    /** @param options body cap and who may call the verbs; {@code recheck} re-reads nodes before a filter refuses a pod everywhere */
-    public ExtenderHttpServer(InetSocketAddress address, int threads, Verbs verbs, Binder binder, Inspect inspect,
-                              ExtenderMetrics metrics, BooleanSupplier ready, String version,
-                              PreemptVerb preempt, NominationHold hold, HttpOptions options, StaleRoomCheck recheck) throws IOException {
-        this.verbCalls = new VerbCalls(verbs, binder, metrics, ready, recheck, options.maxRequestBytes(), preempt, hold);
+    public ExtenderHttpServer(Parts parts) throws IOException {
+        HttpOptions options = parts.options();
+        this.verbCalls = new VerbCalls(parts.verbs(), parts.binder(), parts.metrics(), parts.ready(), parts.recheck(),
+                options.maxRequestBytes(), parts.preempt(), parts.hold());
         this.options = options;
-        this.inspect = inspect;
-        this.metrics = metrics;
-        this.ready = ready;
-        this.version = version;
+        this.inspect = parts.inspect();
+        this.metrics = parts.metrics();
+        this.ready = parts.ready();
+        this.version = parts.version();
         // replies go out as headers + one body write: without TCP_NODELAY, Nagle can hold the body back
         // until the client's delayed ACK. The JDK server reads this property once, when it first starts.
         if (System.getProperty("sun.net.httpserver.nodelay") == null) System.setProperty("sun.net.httpserver.nodelay", "true");
-        this.server = options.tls() == null ? HttpServer.create(address, 1024) : https(address, options.tls());
-        this.workers = Executors.newFixedThreadPool(threads, Thread.ofPlatform().name("extender-http-", 0).daemon(true).factory());
+        this.server = options.tls() == null ? HttpServer.create(parts.address(), 1024) : https(parts.address(), options.tls());
+        this.workers = Executors.newFixedThreadPool(parts.threads(), Thread.ofPlatform().name("extender-http-", 0).daemon(true).factory());
         server.setExecutor(workers);
         server.createContext(Names.EXTENDER_PREFIX + "/", this::handle);
     }
@@ -110,7 +148,7 @@ public final class ExtenderHttpServer implements AutoCloseable {
         if (options.verbsFromLoopbackOnly() && !ex.getRemoteAddress().getAddress().isLoopbackAddress()) return false;
         if (ex instanceof HttpsExchange https) {
             try { return https.getSSLSession().getPeerCertificates().length > 0; }
-            catch (javax.net.ssl.SSLPeerUnverifiedException e) { return false; }
+            catch (SSLPeerUnverifiedException e) { return false; }
         }
         return options.tls() == null;
     }
@@ -124,7 +162,7 @@ public final class ExtenderHttpServer implements AutoCloseable {
 
     private void handle(HttpExchange ex) throws IOException {
         String path = ex.getRequestURI().getPath().substring(Names.EXTENDER_PREFIX.length() + 1);
-        if (path.equals("bind") && ex.getRequestMethod().equals("POST") && allowed(ex)) {
+        if (path.equals(Names.EXTENDER_VERB_BIND) && ex.getRequestMethod().equals("POST") && allowed(ex)) {
             binds.execute(() -> bind(ex)); // answered and closed there; this worker goes back to filters
             return;
         }
@@ -132,7 +170,7 @@ public final class ExtenderHttpServer implements AutoCloseable {
         long t0 = System.nanoTime();
         try (ex; InputStream in = ex.getRequestBody()) {
             switch (path) {
-                case "filter", "prioritize", "bind", Names.EXTENDER_VERB_PREEMPT -> {
+                case Names.EXTENDER_VERB_FILTER, Names.EXTENDER_VERB_PRIORITIZE, Names.EXTENDER_VERB_BIND, Names.EXTENDER_VERB_PREEMPT -> {
                     if (!method.equals("POST")) { simple(ex, 405, JSON, "{\"Error\":\"use POST for " + path + "\"}"); return; }
                     if (!allowed(ex)) { refuse(ex, path); return; }
                     ByteArrayOutputStream buf = buffer();
@@ -183,12 +221,12 @@ public final class ExtenderHttpServer implements AutoCloseable {
                     verbCalls.bind(length == null ? -1 : parseLength(length), in, buf);
                 } catch (RuntimeException e) {
                     LOG.log(Level.ERROR, "extender bind failed unexpectedly", e);
-                    metrics.failure("bind", "internal");
+                    metrics.failure(Names.EXTENDER_VERB_BIND, "internal");
                     buf.reset();
                     writer.error(buf, "mpshare extender internal error in bind: " + e);
                 }
                 send(ex, 200, JSON, buf);
-                metrics.observe("bind", System.nanoTime() - t0);
+                metrics.observe(Names.EXTENDER_VERB_BIND, System.nanoTime() - t0);
             } finally {
                 bindSlots.release();
             }
@@ -223,7 +261,7 @@ public final class ExtenderHttpServer implements AutoCloseable {
     }
 
     private static void simple(HttpExchange ex, int status, String type, String body) throws IOException {
-        byte[] b = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] b = body.getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", type);
         ex.sendResponseHeaders(status, b.length);
         try (OutputStream out = ex.getResponseBody()) { out.write(b); }

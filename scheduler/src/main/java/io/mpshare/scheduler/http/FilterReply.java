@@ -1,6 +1,6 @@
 package io.mpshare.scheduler.http;
 
-import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.verbs.Verbs;
 
 import java.io.IOException;
 import java.io.OutputStream;

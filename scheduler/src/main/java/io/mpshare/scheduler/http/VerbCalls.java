@@ -1,19 +1,23 @@
 package io.mpshare.scheduler.http;
 
-import io.mpshare.scheduler.Verbs;
-import io.mpshare.scheduler.Verbs.FilterAnswer;
+import io.mpshare.core.Names;
 import io.mpshare.scheduler.bind.BindOutcome;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.cluster.StaleRoomCheck;
+import io.mpshare.scheduler.cycle.Ask;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
 import io.mpshare.scheduler.preempt.NominationHold;
 import io.mpshare.scheduler.preempt.PreemptVerb;
+import io.mpshare.scheduler.verbs.Verbs;
+import io.mpshare.scheduler.verbs.Verbs.FilterAnswer;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -27,8 +31,10 @@ import java.util.function.BooleanSupplier;
  *     refused before reading); past the cap the call is answered with an Error.</li>
  * <li>Until the cluster view has synced (start, restart) every verb answers an Error, which kube-scheduler
  *     retries; an answer from an empty view ("no inventory") would be taken as final.</li>
- * <li>A filter that would keep no node while some were refused only for lack of room asks {@link StaleRoomCheck}
- *     to re-read those nodes' pods, and is evaluated again when that released stale bookings.</li>
+ * <li>Each call reads the pod's {@link Ask} once and hands it to all it does: a filter that would keep no node
+ *     while some were refused only for lack of room asks {@link StaleRoomCheck} to re-read those nodes' pods and
+ *     is evaluated again with the same ask when that released stale bookings; the nomination hold judges the same
+ *     ask.</li>
  * <li>Prioritize cannot carry an Error (HostPriorityList): its failures answer {@code []}, are logged as
  *     warnings and counted.</li>
  * </ul>
@@ -47,6 +53,7 @@ final class VerbCalls {
     private final PreemptVerb preempt;
     private final NominationHold hold;
     private final WireReader reader = new WireReader();
+    private final PreemptWire preemptWire = new PreemptWire(reader);
     private final WireWriter writer = new WireWriter();
     private final ThreadLocal<Body> bodies = ThreadLocal.withInitial(Body::new);
 
@@ -77,19 +84,19 @@ final class VerbCalls {
         }
         if (error != null) {
             metrics.failure(verb, reason);
-            if (verb.equals("prioritize")) LOG.log(Level.WARNING, "prioritize error={0}", error);
+            if (verb.equals(Names.EXTENDER_VERB_PRIORITIZE)) LOG.log(Level.WARNING, "prioritize error={0}", error);
             switch (verb) {
-                case "filter" -> writer.filterResult(out, new FilterAnswer(List.of(), Map.of(), Map.of(), error), null);
-                case "prioritize" -> writer.priorities(out, List.of());
-                case io.mpshare.core.Names.EXTENDER_VERB_PREEMPT -> out.write(NO_VICTIMS);
+                case Names.EXTENDER_VERB_FILTER -> writer.filterResult(out, FilterAnswer.error(error), null);
+                case Names.EXTENDER_VERB_PRIORITIZE -> writer.priorities(out, List.of());
+                case Names.EXTENDER_VERB_PREEMPT -> out.write(NO_VICTIMS);
                 default -> writer.error(out, error);
             }
             return;
         }
         switch (verb) {
-            case "filter" -> filter(body, out);
-            case "prioritize" -> prioritize(body, out);
-            case io.mpshare.core.Names.EXTENDER_VERB_PREEMPT -> preempt(body, out);
+            case Names.EXTENDER_VERB_FILTER -> filter(body, out);
+            case Names.EXTENDER_VERB_PRIORITIZE -> prioritize(body, out);
+            case Names.EXTENDER_VERB_PREEMPT -> preempt(body, out);
             default -> bind(body, out);
         }
     }
@@ -111,19 +118,31 @@ final class VerbCalls {
             }
         }
         if (error != null) {
-            metrics.failure("bind", reason);
+            metrics.failure(Names.EXTENDER_VERB_BIND, reason);
             writer.error(out, error);
             return;
         }
         bind(body, out);
     }
 
-    private static final byte[] NO_VICTIMS = "{\"NodeNameToMetaVictims\":{}}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    private static final byte[] NO_VICTIMS = "{\"NodeNameToMetaVictims\":{}}".getBytes(StandardCharsets.UTF_8);
 
-    /** kube-scheduler's preemptVerb (io.mpshare.scheduler.preempt); without one configured, no node is offered. */
+    /**
+     * kube-scheduler's preemptVerb ({@link PreemptVerb}); without one configured, no node is offered. The result type
+     * has no error field and kube-scheduler fails the whole preemption on a non-200 status, so a request that cannot
+     * be read is answered with no node (nothing is preempted) and logged.
+     */
     private void preempt(Body body, ByteArrayOutputStream out) throws IOException {
         if (preempt == null) { out.write(NO_VICTIMS); return; }
-        preempt.answer(new ByteArrayInputStream(body.bytes, 0, body.length), out);
+        Map<String, PreemptVerb.MetaVictims> result;
+        try {
+            PreemptWire.Args args = preemptWire.read(new ByteArrayInputStream(body.bytes, 0, body.length));
+            result = preempt.decide(verbs.ask(args.pod()), args.priority(), args.nodes());
+        } catch (WireException e) {
+            LOG.log(Level.WARNING, "preempt error={0}", e.getMessage());
+            result = Map.of();
+        }
+        preemptWire.write(result, out);
     }
 
     private void filter(Body body, ByteArrayOutputStream out) {
@@ -131,50 +150,51 @@ final class VerbCalls {
         try {
             args = reader.extenderArgs(body.bytes, body.length);
         } catch (WireException e) {
-            metrics.failure("filter", "bad_request");
-            writer.filterResult(out, new FilterAnswer(List.of(), Map.of(), Map.of(), e.getMessage()), null);
+            metrics.failure(Names.EXTENDER_VERB_FILTER, "bad_request");
+            writer.filterResult(out, FilterAnswer.error(e.getMessage()), null);
             return;
         }
+        Ask ask = verbs.ask(args.pod());
         RawNames raw = args.rawNames();
         if (raw != null) { // the common case: names looked up and echoed as bytes
-            Verbs.IndexedFilterAnswer a = verbs.filter(args.pod(), raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
+            Verbs.IndexedFilterAnswer a = verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
             if (a.error().isEmpty() && a.fitCount() == 0 && !a.failed().isEmpty() && recheck.refresh(a.failed().keySet()) > 0)
-                a = verbs.filter(args.pod(), raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
-            if (a.fitCount() > 0 && hold != null && hold.active() && verbs.need(args.pod()) instanceof Verbs.Need.Gpu g)
-                a = hold.apply(g.pod(), g.demand(), a, raw.buf(), raw.off(), raw.len());
+                a = verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
+            if (a.fitCount() > 0 && hold != null && hold.active() && ask instanceof Ask.Gpu g)
+                a = hold.apply(g, a, raw.buf(), raw.off(), raw.len());
             count(args, a.error(), a.fitCount() == 0 && raw.count() > 0);
             writer.filterResult(out, a, raw);
             return;
         }
-        FilterAnswer a = verbs.filter(args.pod(), args.nodeNames());
+        FilterAnswer a = verbs.filter(ask, args.nodeNames());
         if (a.error().isEmpty() && a.fits().isEmpty() && !a.failed().isEmpty() && recheck.refresh(a.failed().keySet()) > 0)
-            a = verbs.filter(args.pod(), args.nodeNames());
-        if (!a.fits().isEmpty() && hold != null && hold.active() && verbs.need(args.pod()) instanceof Verbs.Need.Gpu g)
-            a = hold.apply(g.pod(), g.demand(), a);
+            a = verbs.filter(ask, args.nodeNames());
+        if (!a.fits().isEmpty() && hold != null && hold.active() && ask instanceof Ask.Gpu g)
+            a = hold.apply(g, a);
         count(args, a.error(), a.fits().isEmpty() && !args.nodeNames().isEmpty());
         writer.filterResult(out, a, args.rawNodes());
     }
 
     private void count(ExtenderArgs args, String error, boolean noneFits) {
         if (!error.isEmpty()) {
-            metrics.failure("filter", "bad_pod");
+            metrics.failure(Names.EXTENDER_VERB_FILTER, "bad_pod");
             LOG.log(Level.INFO, "filter pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), error);
         } else if (noneFits) {
-            metrics.failure("filter", "no_node_fits");
+            metrics.failure(Names.EXTENDER_VERB_FILTER, "no_node_fits");
         }
     }
 
     private void prioritize(Body body, ByteArrayOutputStream out) {
         try {
             ExtenderArgs args = reader.extenderArgs(body.bytes, body.length);
-            Verbs.PrioritizeAnswer a = verbs.prioritize(args.pod(), args.nodeNames());
+            Verbs.PrioritizeAnswer a = verbs.prioritize(verbs.ask(args.pod()), args.nodeNames());
             if (!a.error().isEmpty()) {
-                metrics.failure("prioritize", "bad_pod");
+                metrics.failure(Names.EXTENDER_VERB_PRIORITIZE, "bad_pod");
                 LOG.log(Level.WARNING, "prioritize pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), a.error());
             }
             writer.priorities(out, a.scores());
         } catch (WireException e) {
-            metrics.failure("prioritize", "bad_request");
+            metrics.failure(Names.EXTENDER_VERB_PRIORITIZE, "bad_request");
             LOG.log(Level.WARNING, "prioritize error={0}", e.getMessage());
             writer.priorities(out, List.of());
         }
@@ -185,14 +205,14 @@ final class VerbCalls {
         try {
             args = reader.bindingArgs(new ByteArrayInputStream(body.bytes, 0, body.length));
         } catch (WireException e) {
-            metrics.failure("bind", "bad_request");
+            metrics.failure(Names.EXTENDER_VERB_BIND, "bad_request");
             writer.error(out, e.getMessage());
             return;
         }
         switch (binder.bind(args.podNamespace(), args.podName(), args.podUid(), args.node())) {
             case BindOutcome.Bound b -> writer.error(out, "");
             case BindOutcome.Failed f -> {
-                metrics.failure("bind", f.reason());
+                metrics.failure(Names.EXTENDER_VERB_BIND, f.reason());
                 writer.error(out, f.message());
             }
         }
@@ -214,7 +234,7 @@ final class VerbCalls {
             while ((r = in.read(bytes, length, bytes.length - length)) >= 0) {
                 length += r;
                 if (length > max) throw tooLarge("more than " + max + " bytes", max);
-                if (length == bytes.length) bytes = java.util.Arrays.copyOf(bytes, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(bytes.length * 2L, 16)));
+                if (length == bytes.length) bytes = Arrays.copyOf(bytes, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(bytes.length * 2L, 16)));
             }
         }
 

@@ -1,8 +1,8 @@
 package io.mpshare.scheduler.http;
 
 import io.mpshare.core.policy.PlacementEngine.NodeScore;
-import io.mpshare.scheduler.Verbs;
-import io.mpshare.scheduler.Verbs.FilterAnswer;
+import io.mpshare.scheduler.verbs.Verbs;
+import io.mpshare.scheduler.verbs.Verbs.FilterAnswer;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.json.JsonFactory;

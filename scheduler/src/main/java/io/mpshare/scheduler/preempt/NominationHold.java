@@ -2,13 +2,13 @@ package io.mpshare.scheduler.preempt;
 
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
-import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodInfo;
 import io.mpshare.core.policy.Evaluation;
-import io.mpshare.core.policy.NominatedHold;
-import io.mpshare.core.policy.NominatedHold.Nominee;
+import io.mpshare.core.preempt.NominatedHold;
+import io.mpshare.core.preempt.NominatedHold.Nominee;
 import io.mpshare.core.policy.PlacementPolicy;
-import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.cycle.Ask;
+import io.mpshare.scheduler.verbs.Verbs;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -37,24 +37,25 @@ public final class NominationHold {
     /** True while some pod is nominated somewhere: only then is there anything to hold. */
     public boolean active() { return nominations.any(); }
 
-    /** Why {@code pod} may not have {@code node} now, or null when it may. */
-    String refusal(PodInfo pod, GpuDemand demand, String node) {
+    /** Why the asking pod may not have {@code node} now, or null when it may. */
+    String refusal(Ask.Gpu ask, String node) {
+        PodInfo pod = ask.pod();
         // a pod the informer has not seen yet counts as lowest: its room is the one given up, never a nominee's
         int priority = nominations.priority(pod.key(), pod.uid()).orElse(Integer.MIN_VALUE);
         List<Nominee> held = nominations.heldAgainst(node, pod.key(), priority);
         if (held.isEmpty()) return null;
         NodeState s = ledger.node(node);
         if (s == null) return null;
-        return NominatedHold.evaluate(s, held, demand, policy) instanceof Evaluation.Unfit u ? u.reason() : null;
+        return NominatedHold.evaluate(s, held, ask.demand(), policy) instanceof Evaluation.Unfit u ? u.reason() : null;
     }
 
     /** {@code a} with the kept nodes whose room is held for a nominee moved to the failed nodes. */
-    public Verbs.FilterAnswer apply(PodInfo pod, GpuDemand demand, Verbs.FilterAnswer a) {
+    public Verbs.FilterAnswer apply(Ask.Gpu ask, Verbs.FilterAnswer a) {
         List<String> fits = null;
         Map<String, String> failed = null;
         for (String node : nominations.nodes()) {
             if (!a.fits().contains(node)) continue;
-            String why = refusal(pod, demand, node);
+            String why = refusal(ask, node);
             if (why == null) continue;
             if (fits == null) { fits = new ArrayList<>(a.fits()); failed = new HashMap<>(a.failed()); }
             fits.remove(node);
@@ -64,7 +65,7 @@ public final class NominationHold {
     }
 
     /** The same over names held as positions in {@code buf}. */
-    public Verbs.IndexedFilterAnswer apply(PodInfo pod, GpuDemand demand, Verbs.IndexedFilterAnswer a, byte[] buf, int[] off, int[] len) {
+    public Verbs.IndexedFilterAnswer apply(Ask.Gpu ask, Verbs.IndexedFilterAnswer a, byte[] buf, int[] off, int[] len) {
         int[] fits = a.fits();
         int count = a.fitCount();
         Map<String, String> failed = null;
@@ -73,7 +74,7 @@ public final class NominationHold {
             for (int i = 0; i < count; i++) {
                 int at = fits[i];
                 if (len[at] != name.length || !Arrays.equals(buf, off[at], off[at] + len[at], name, 0, name.length)) continue;
-                String why = refusal(pod, demand, node);
+                String why = refusal(ask, node);
                 if (why != null) {
                     if (failed == null) { failed = new HashMap<>(a.failed()); fits = fits.clone(); }
                     failed.put(node, why);

@@ -4,7 +4,7 @@ import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
-import io.mpshare.core.policy.NominatedHold.Nominee;
+import io.mpshare.core.preempt.NominatedHold.Nominee;
 import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodEvents;
 

@@ -1,22 +1,25 @@
 package io.mpshare.scheduler.bind;
 
-import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
+import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.Phase;
-import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.TestClock;
-import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.Wiring;
+import io.mpshare.scheduler.cycle.Ask;
+import io.mpshare.scheduler.verbs.Verbs;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,9 +34,9 @@ class BinderTest {
         ledger = new Ledger(clock, Duration.ofMinutes(5));
         ledger.upsertNode(Nodes.node("n1").gpus(2, 16384).inventory());
         ledger.upsertNode(Nodes.node("n2").gpus(1, 16384).inventory());
-        verbs = new Verbs(new PlacementEngine(ledger, new BinpackPolicy()), new DemandResolver(512), MemoryUnit.GIB);
+        verbs = Wiring.verbs(new PlacementEngine(ledger, new BinpackPolicy()));
         api = new FakePodApi();
-        binder = new Binder(ledger, verbs, api);
+        binder = Wiring.binder(verbs, api);
     }
 
     private static final PodKey P = PodKey.of("default", "p");
@@ -126,7 +129,7 @@ class BinderTest {
     }
 
     @Test void bind_podOfAnotherScheduler_refused() {
-        var strict = new Binder(ledger, verbs, api, new BindChecks(java.util.Set.of("mpshare-scheduler")), new io.mpshare.scheduler.cluster.FailedBinds());
+        var strict = Wiring.binder(verbs, api, new BindChecks(Set.of("mpshare-scheduler")), PendingPods.none());
         api.put(Pods.pod("p").uid("u1").gpuMem(7).build()); // no schedulerName: the default scheduler's
         var out = strict.bind("default", "p", "u1", "n1");
         assertThat(out).isInstanceOfSatisfying(BindOutcome.Failed.class, f -> {
@@ -161,21 +164,19 @@ class BinderTest {
         assertThat(ledger.allocation(P)).get().extracting(a -> a.phase()).isEqualTo(Phase.BOUND);
     }
 
-    /** Issue 12, item 12: a failed bind frees its room at once, and the informer's echo of its annotation cannot bring it back. */
-    @Test void bind_bindingFails_roomFreeAtOnce_recordedAsReleased() {
-        var failed = new io.mpshare.scheduler.cluster.FailedBinds();
-        var b = new Binder(ledger, verbs, api, BindChecks.any(), failed);
+    /** A failed bind frees its room at once: the Binding was its one write, so nothing of it is left to echo back. */
+    @Test void bind_bindingFails_roomFreeAtOnce() {
         api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
         api.bindFailures.set(1);
-        assertThat(b.bind("default", "p", "u1", "n2")).isInstanceOf(BindOutcome.Failed.class);
+        assertThat(binder.bind("default", "p", "u1", "n2")).isInstanceOf(BindOutcome.Failed.class);
         assertThat(ledger.node("n2").allocatedMib()).isZero();
-        assertThat(failed).extracting(f -> io.mpshare.scheduler.cluster.FailedBindsProbe.size(f)).isEqualTo(1);
+        assertThat(api.pod(P).getMetadata().getAnnotations()).isNull();
     }
 
     /** The pod informer has the pending pod kube-scheduler named: the bind starts from its copy, with no read. */
     @Test void bind_informerHasThePendingPod_noRead() {
         var pending = new PendingPods();
-        var b = new Binder(ledger, verbs, api, BindChecks.any(), new io.mpshare.scheduler.cluster.FailedBinds(), pending);
+        var b = Wiring.binder(verbs, api, BindChecks.any(), pending);
         api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
         pending.upserted(KubePod.of(api.pod(P)));
         api.getFailures.set(1); // a read would fail
@@ -186,7 +187,7 @@ class BinderTest {
     /** The informer still shows the pod of that name that was deleted: the bind reads the API server's. */
     @Test void bind_informerHasAnotherUid_readsTheApiServer() {
         var pending = new PendingPods();
-        var b = new Binder(ledger, verbs, api, BindChecks.any(), new io.mpshare.scheduler.cluster.FailedBinds(), pending);
+        var b = Wiring.binder(verbs, api, BindChecks.any(), pending);
         pending.upserted(KubePod.of(Pods.pod("p").uid("old").gpuMem(15).build()));
         api.put(Pods.pod("p").uid("new").gpuMem(7).build());
         assertThat(b.bind("default", "p", "new", "n1")).isInstanceOf(BindOutcome.Bound.class);
@@ -196,7 +197,7 @@ class BinderTest {
     /** The informer has not seen the Binding of an earlier bind yet: the Binding's 409 and the read back make it success, booked once. */
     @Test void bind_informerBehindAnEarlierBind_alreadyBound() {
         var pending = new PendingPods();
-        var b = new Binder(ledger, verbs, api, BindChecks.any(), new io.mpshare.scheduler.cluster.FailedBinds(), pending);
+        var b = Wiring.binder(verbs, api, BindChecks.any(), pending);
         api.put(Pods.pod("p").uid("u1").gpuMem(7).build());
         pending.upserted(KubePod.of(api.pod(P)));
         assertThat(b.bind("default", "p", "u1", "n1")).isInstanceOf(BindOutcome.Bound.class);
@@ -218,15 +219,15 @@ class BinderTest {
     }
 
     /**
-     * Issue 12, item 11: a bind of an older version interrupted between its PATCH and its Binding leaves an ASSUMED
-     * booking (restored from the annotation after a restart) that fills the node; the pod's own filter must still keep that node, and its bind succeed.
+     * An ASSUMED booking of the pod that this bind does not own (another bind of it in flight, say) fills the node; the
+     * pod's own filter must still keep that node, and its bind succeed on it, booked once.
      */
-    @Test void bind_afterInterruptedBind_ownAssumedBookingDoesNotBlockThePod() {
+    @Test void bind_ownAssumedBookingItDoesNotHold_doesNotBlockThePod() {
         api.put(Pods.pod("p").uid("u1").gpuMem(15).build());
-        var demand = ((Verbs.Need.Gpu) verbs.need(KubePod.of(api.pod(P)).facts())).demand();
-        ledger.restore(new io.mpshare.core.ledger.Allocation(P, "u1", "n2", java.util.List.of(0), java.util.List.of("GPU-n2-0"), demand, clock.instant(), Phase.ASSUMED));
+        var demand = ((Ask.Gpu) verbs.ask(KubePod.of(api.pod(P)).facts())).demand();
+        ledger.restore(new Allocation(P, "u1", "n2", List.of(0), List.of("GPU-n2-0"), demand, clock.instant(), Phase.ASSUMED));
 
-        var fits = verbs.filter(KubePod.of(api.pod(P)).facts(), java.util.List.of("n2")).fits();
+        var fits = verbs.filter(verbs.ask(KubePod.of(api.pod(P)).facts()), List.of("n2")).fits();
         assertThat(fits).containsExactly("n2");
         assertThat(binder.bind("default", "p", "u1", "n2")).isInstanceOf(BindOutcome.Bound.class);
         assertThat(ledger.node("n2").allocatedMib()).isEqualTo(15 * 1024 + 512);

@@ -13,7 +13,8 @@ import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.TestClock;
-import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.Wiring;
+import io.mpshare.scheduler.verbs.Verbs;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.Test;
@@ -50,9 +51,9 @@ class ConcurrentBindIT {
             names.add("node-" + n);
             ledger.upsertNode(Nodes.node("node-" + n).gpus(GPUS, GPU_MIB).inventory());
         }
-        var verbs = new Verbs(new PlacementEngine(ledger, new BinpackPolicy()), new DemandResolver(512), MemoryUnit.GIB);
+        var verbs = Wiring.verbs(new PlacementEngine(ledger, new BinpackPolicy()));
         var api = new FakePodApi();
-        var binder = new Binder(ledger, verbs, api);
+        var binder = Wiring.binder(verbs, api);
         var rnd = new Random(42);
         var queue = new ConcurrentLinkedQueue<PodKey>();
         for (int i = 0; i < PODS; i++) {
@@ -74,7 +75,7 @@ class ConcurrentBindIT {
                 boolean done = false;
                 for (int attempt = 0; attempt < 50 && !done; attempt++) {
                     Pod pod = api.pod(k);
-                    var fit = verbs.filter(KubePod.of(pod).facts(), names).fits();
+                    var fit = verbs.filter(verbs.ask(KubePod.of(pod).facts()), names).fits();
                     if (fit.isEmpty()) { refused.add(k); done = true; break; }
                     String node = fit.get(ThreadLocalRandom.current().nextInt(fit.size()));
                     if (binder.bind(k.namespace(), k.name(), KubePod.of(pod).uid(), node) instanceof BindOutcome.Bound) done = true;

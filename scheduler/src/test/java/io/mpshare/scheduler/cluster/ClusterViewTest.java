@@ -9,7 +9,6 @@ import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
-import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.testing.Nodes;
@@ -26,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClusterViewTest {
     private final TestClock clock = new TestClock();
     private final Ledger ledger = new Ledger(clock, Duration.ofMinutes(5));
-    private final ClusterView view = new ClusterView(null, ledger, MemoryUnit.GIB, null, Duration.ofSeconds(30));
+    private final ClusterView view = new ClusterView(null, ledger, MemoryUnit.GIB, null, Duration.ofSeconds(30), (pod, demand) -> { });
     private static final PodKey P = PodKey.of("default", "p");
 
     private Allocation alloc(String node, int gpu, Instant at, Phase phase) {
@@ -83,43 +82,10 @@ class ClusterViewTest {
         assertThat(ledger.allocation(P)).isEmpty();
     }
 
-    @Test void applyPod_olderAssumptionEchoed_doesNotOverrideNewerInFlight() {
-        view.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
-        view.applyNode(Nodes.node("n2").gpus(2, 16_384).build());
-        Instant old = clock.instant();
-        clock.advance(Duration.ofSeconds(5));
-        // the binder has just assumed the pod on n2; the watch now delivers the annotation of an earlier attempt on n1
-        ledger.assume(P, "u1", "n2", GpuDemand.simple(7 * 1024, 0, 1, 512), new BinpackPolicy());
-        view.applyPod(KubePod.of(annotated(alloc("n1", 0, old, Phase.ASSUMED), null)));
-        assertThat(ledger.allocation(P)).get().extracting(Allocation::node).isEqualTo("n2");
-        assertThat(ledger.node("n1").allocatedMib()).isZero();
-    }
-
     @Test void applyPod_malformedAnnotation_countedNotBooked() {
         view.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
         view.applyPod(KubePod.of(Pods.pod("p").uid("u1").gpuMem(7).on("n1").annotation(Names.ANN_ALLOCATION, "v1;node=n1;gpus=x").build()));
         assertThat(ledger.allocation(P)).isEmpty();
         assertThat(view.malformedAllocations()).isEqualTo(1);
-    }
-
-    /** Issue 12, item 12: the annotation PATCH of a bind that then failed echoes back after the release; it must not re-book. */
-    @Test void applyPod_echoOfFailedBind_notRestored_laterBindAndBoundPodAre() {
-        var failed = new FailedBinds();
-        var v = new ClusterView(null, ledger, MemoryUnit.GIB, null, Duration.ofSeconds(30), (k, d) -> { }, failed);
-        v.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
-        Allocation first = alloc("n1", 0, clock.instant(), Phase.ASSUMED);
-        failed.released(first);
-
-        v.applyPod(KubePod.of(annotated(first, null)));
-        assertThat(ledger.allocation(P)).isEmpty();
-
-        clock.advance(Duration.ofSeconds(2)); // a later bind of the same pod: its echo counts
-        Allocation second = alloc("n1", 1, clock.instant(), Phase.ASSUMED);
-        v.applyPod(KubePod.of(annotated(second, null)));
-        assertThat(ledger.allocation(P)).get().extracting(Allocation::gpuIndices).isEqualTo(List.of(1));
-
-        ledger.release(P); // and a pod found bound is always booked, whatever failed before
-        v.applyPod(KubePod.of(annotated(first, "n1")));
-        assertThat(ledger.allocation(P)).get().extracting(Allocation::phase).isEqualTo(Phase.BOUND);
     }
 }

@@ -77,8 +77,8 @@ class ExtenderMockServerIT {
     SchedulerExtender startExtender() throws Exception {
         var cfg = ExtenderConfig.defaults().withPort(0);
         var e = new SchedulerExtender(new ExtenderConfig(0, cfg.unit(), cfg.reserveMib(), cfg.policy(), false, Duration.ofMinutes(5),
-                Duration.ofHours(1), 5, 4), client, new BinpackPolicy(), clock, "it");
-        e.start(Duration.ofSeconds(30));
+                Duration.ofHours(1), 4).withStart(Duration.ofSeconds(30), "it"), client, new BinpackPolicy(), clock);
+        e.start();
         return e;
     }
 

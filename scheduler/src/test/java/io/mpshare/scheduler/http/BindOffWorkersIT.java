@@ -4,14 +4,13 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.ledger.Ledger;
-import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodApi;
 import io.mpshare.scheduler.TestClock;
-import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.Wiring;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.FakePodApi;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
@@ -68,12 +67,11 @@ class BindOffWorkersIT {
         var ledger = new Ledger(new TestClock(), Duration.ofMinutes(5));
         ledger.upsertNode(Nodes.node("gpu-a").gpus(8, 143_771).inventory());
         var engine = new PlacementEngine(ledger, new BinpackPolicy());
-        var verbs = new Verbs(engine, new DemandResolver(512), MemoryUnit.GIB);
+        var verbs = Wiring.verbs(engine);
         int binds = 3;
         var api = new StalledApi(binds);
         for (int i = 0; i < binds; i++) api.api.put(Pods.pod("b" + i).namespace("ns").uid("u" + i).gpuMem(7).build());
-        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 1, verbs, new Binder(ledger, verbs, api),
-                new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test");
+        server = new ExtenderHttpServer(ExtenderHttpServer.Parts.of(new InetSocketAddress("127.0.0.1", 0), 1, verbs, Wiring.binder(verbs, api), new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test"));
         server.start();
         String base = "http://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/";
 

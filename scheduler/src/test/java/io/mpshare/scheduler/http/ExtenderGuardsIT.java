@@ -9,11 +9,12 @@ import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.scheduler.TestClock;
-import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.Wiring;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.FakePodApi;
 import io.mpshare.scheduler.cluster.StaleRoomCheck;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
+import io.mpshare.scheduler.verbs.Verbs;
 import io.mpshare.testing.Nodes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,9 +50,8 @@ class ExtenderGuardsIT {
     private ExtenderHttpServer server;
 
     private String serve(InetSocketAddress at, HttpOptions options, BooleanSupplier ready) throws IOException {
-        var verbs = new Verbs(new PlacementEngine(ledger, new BinpackPolicy()), new DemandResolver(512), MemoryUnit.GIB);
-        server = new ExtenderHttpServer(at, 2, verbs, new Binder(ledger, verbs, new FakePodApi()), new Inspect(ledger), metrics,
-                ready, "test", null, null, options, StaleRoomCheck.off());
+        var verbs = Wiring.verbs(new PlacementEngine(ledger, new BinpackPolicy()));
+        server = new ExtenderHttpServer(ExtenderHttpServer.Parts.of(at, 2, verbs, Wiring.binder(verbs, new FakePodApi()), new Inspect(ledger), metrics, ready, "test").withOptions(options).withRecheck(StaleRoomCheck.off()));
         server.start();
         return (options.tls() == null ? "http" : "https") + "://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/";
     }

@@ -3,13 +3,12 @@ package io.mpshare.scheduler.http;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.ledger.Ledger;
-import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.scheduler.TestClock;
-import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.Wiring;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.FakePodApi;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
@@ -56,10 +55,9 @@ class ExtenderHttpIT {
         var engine = new PlacementEngine(ledger, new BinpackPolicy());
         for (int g = 0; g < 2; g++)
             assertThat(engine.assume(PodKey.of("x", "filler" + g), "", "gpu-full", GpuDemand.simple(15_000, 0, 1, 512)).toString()).contains("Assumed");
-        var verbs = new Verbs(engine, new DemandResolver(512), MemoryUnit.GIB);
+        var verbs = Wiring.verbs(engine);
         api = new FakePodApi();
-        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 4, verbs, new Binder(ledger, verbs, api),
-                new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test");
+        server = new ExtenderHttpServer(ExtenderHttpServer.Parts.of(new InetSocketAddress("127.0.0.1", 0), 4, verbs, Wiring.binder(verbs, api), new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test"));
         server.start();
         base = "http://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/";
     }

@@ -1,6 +1,6 @@
 package io.mpshare.scheduler.http;
 
-import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.verbs.Verbs;
 import org.junit.jupiter.api.Test;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;

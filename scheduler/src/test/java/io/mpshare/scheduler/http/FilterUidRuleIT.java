@@ -4,16 +4,15 @@ import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.ledger.AssumeResult;
 import io.mpshare.core.ledger.Ledger;
-import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.PlacementEngine;
-import io.mpshare.scheduler.LearnedFragmentationPolicy;
 import io.mpshare.scheduler.TestClock;
-import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.Wiring;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.FakePodApi;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
+import io.mpshare.scheduler.policy.LearnedFragmentationPolicy;
 import io.mpshare.testing.Nodes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -56,9 +55,8 @@ class FilterUidRuleIT {
         book(engine, "no-uid", -1, 8_192);
         book(engine, "full-1000", 1000, 15_000);
         book(engine, "full-1000", 1000, 15_000);
-        var verbs = new Verbs(engine, new DemandResolver(512), MemoryUnit.GIB);
-        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 2, verbs, new Binder(ledger, verbs, new FakePodApi()),
-                new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test");
+        var verbs = Wiring.verbs(engine);
+        server = new ExtenderHttpServer(ExtenderHttpServer.Parts.of(new InetSocketAddress("127.0.0.1", 0), 2, verbs, Wiring.binder(verbs, new FakePodApi()), new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test"));
         server.start();
         base = "http://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/";
     }

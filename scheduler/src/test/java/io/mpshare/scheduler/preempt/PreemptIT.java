@@ -14,12 +14,13 @@ import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.TestClock;
-import io.mpshare.scheduler.Verbs;
+import io.mpshare.scheduler.Wiring;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.FakePodApi;
 import io.mpshare.scheduler.http.ExtenderHttpServer;
 import io.mpshare.scheduler.http.Inspect;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
+import io.mpshare.scheduler.verbs.Verbs;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.AfterEach;
@@ -61,15 +62,13 @@ class PreemptIT {
         ledger.upsertNode(Nodes.node("n1").gpus(2, 16 * G).inventory());
         ledger.upsertNode(Nodes.node("n2").gpus(1, 16 * G).inventory());
         var policy = new BinpackPolicy();
-        var verbs = new Verbs(new PlacementEngine(ledger, policy), new DemandResolver(512), MemoryUnit.GIB);
-        nominations = new Nominations(verbs.resolver(), MemoryUnit.GIB);
+        var verbs = Wiring.verbs(new PlacementEngine(ledger, policy));
+        nominations = new Nominations(verbs.asks().resolver(), MemoryUnit.GIB);
         book("low-a", 0, "n1", 0, 8);
         book("low-b", 0, "n1", 0, 8);
         book("low-c", 10, "n1", 1, 12);
         book("vip", 2000, "n2", 0, 16);
-        server = new ExtenderHttpServer(new InetSocketAddress("127.0.0.1", 0), 2, verbs, new Binder(ledger, verbs, new FakePodApi()),
-                new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test",
-                new PreemptVerb(ledger, verbs, nominations), new NominationHold(ledger, policy, nominations));
+        server = new ExtenderHttpServer(ExtenderHttpServer.Parts.of(new InetSocketAddress("127.0.0.1", 0), 2, verbs, Wiring.binder(verbs, new FakePodApi()), new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test").withPreemption(new PreemptVerb(ledger, policy, nominations), new NominationHold(ledger, policy, nominations)));
         server.start();
         base = "http://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/";
     }

@@ -12,11 +12,13 @@ import io.mpshare.core.policy.FragmentationPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.TaskMix;
 import io.mpshare.kube.KubePod;
-import io.mpshare.scheduler.LearnedFragmentationPolicy;
-import io.mpshare.scheduler.PipelineHolds;
-import io.mpshare.scheduler.Verbs;
 import io.mpshare.scheduler.cluster.ClusterView;
-import io.mpshare.scheduler.cluster.FailedBinds;
+import io.mpshare.scheduler.cycle.Ask;
+import io.mpshare.scheduler.cycle.AskReader;
+import io.mpshare.scheduler.cycle.PipelineHolds;
+import io.mpshare.scheduler.policy.HostRoom;
+import io.mpshare.scheduler.policy.LearnedFragmentationPolicy;
+import io.mpshare.scheduler.verbs.Verbs;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.Test;
@@ -149,12 +151,12 @@ class ExtenderReplayAgreementTest {
         record Choice(String node, List<Integer> gpus, String gpuOnlyNode) {}
 
         Extended(List<OpenbTrace.Node> nodes, TaskMix mix) {
-            policy = new LearnedFragmentationPolicy(false, new io.mpshare.scheduler.host.HostRoom(), mix, 1, Integer.MAX_VALUE);
-            view = new ClusterView(null, ledger, UNIT, null, Duration.ofSeconds(30), policy::observe, new FailedBinds());
+            policy = new LearnedFragmentationPolicy(false, new HostRoom(), mix, 1, Integer.MAX_VALUE);
+            view = new ClusterView(null, ledger, UNIT, null, Duration.ofSeconds(30), policy::observe);
             view.addNodeHandler(policy.host().nodeEvents());
             view.addPodHandler(policy.host().podEvents());
             var engine = new PlacementEngine(ledger, policy);
-            verbs = new Verbs(engine, new DemandResolver(0, UNIT), UNIT, new PipelineHolds(engine, clock, Duration.ofSeconds(5)));
+            verbs = new Verbs(engine, new AskReader(UNIT, new DemandResolver(0, UNIT)), new PipelineHolds(engine, clock, Duration.ofSeconds(5)));
             for (OpenbTrace.Node n : nodes) {
                 var b = Nodes.node(n.name()).allocatable(n.cpuMilli() + "m", n.memoryMib() + "Mi");
                 if (n.gpus() > 0) b.gpus(n.gpus(), MODELS.mib(n.model()));
@@ -167,14 +169,14 @@ class ExtenderReplayAgreementTest {
             Pod pod = pod(t, name).build();
             pending.put(name, pod);
             view.offer(KubePod.of(pod)); // the pod informer sees the pending pod first
-            var facts = KubePod.of(pod).facts();
-            var filtered = verbs.filter(facts, hostFits);
+            var ask = verbs.ask(KubePod.of(pod).facts());
+            var filtered = verbs.filter(ask, hostFits);
             assertThat(filtered.error()).as(name).isEmpty();
             if (filtered.fits().isEmpty()) return null;
-            var d = ((Verbs.Need.Gpu) verbs.need(facts)).demand();
+            var d = ((Ask.Gpu) ask).demand();
             // what the GPU-only policy would take (bestNode breaks ties by name: the node names sort in list order)
             String gpuOnly = new PlacementEngine(ledger, policy.current()).bestNode(d, filtered.fits());
-            var scores = verbs.prioritize(facts, filtered.fits());
+            var scores = verbs.prioritize(ask, filtered.fits());
             assertThat(scores.error()).as(name).isEmpty();
             var top = scores.scores().stream().filter(s -> s.score() == PlacementEngine.MAX_SCORE).toList();
             assertThat(top).as(name + ": one node at the top score").hasSize(1);

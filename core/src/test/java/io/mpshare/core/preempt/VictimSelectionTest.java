@@ -1,4 +1,4 @@
-package io.mpshare.core.policy;
+package io.mpshare.core.preempt;
 
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
@@ -6,6 +6,7 @@ import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.BinpackPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

@@ -1,10 +1,9 @@
-package io.mpshare.scheduler;
+package io.mpshare.scheduler.cycle;
 
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.AssumeResult;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.Phase;
-import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodInfo;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.PlacementEngine;
@@ -43,6 +42,9 @@ public final class PipelineHolds {
     private final Duration ttl;
     private final Map<PodKey, Allocation> held = new ConcurrentHashMap<>();
 
+    /** Holds turned off (the simulator, benchmarks of the filter alone): nothing is held, nothing to claim. */
+    public static PipelineHolds off(PlacementEngine engine) { return new PipelineHolds(engine, engine.ledger().clock(), Duration.ZERO); }
+
     /** @param ttl how long a hold waits for its bind; zero turns holds off */
     public PipelineHolds(PlacementEngine engine, InstantSource clock, Duration ttl) {
         this.engine = engine;
@@ -54,16 +56,17 @@ public final class PipelineHolds {
     public boolean enabled() { return !ttl.isZero(); }
 
     /**
-     * Holds {@code d} for {@code pod} on {@code node} (or keeps the hold it has there). Does nothing when
-     * holds are off, the pod is already bound, or the node has no room.
+     * Holds the pod's demand on {@code node} (or keeps the hold it has there). Does nothing when holds are off, the
+     * pod is already bound, or the node has no room.
      */
-    public void hold(PodInfo pod, GpuDemand d, String node) {
+    public void hold(Ask.Gpu ask, String node) {
         if (!enabled() || node == null) return;
+        PodInfo pod = ask.pod();
         Ledger ledger = engine.ledger();
         var before = ledger.allocation(pod.key());
         if (before.isPresent() && before.get().phase() != Phase.ASSUMED) return; // bound: nothing to hold
         if (before.isPresent() && !held.containsKey(pod.key()) && before.get().node().equals(node)) return; // a bind owns it
-        switch (engine.assume(pod.key(), pod.uid(), node, d)) {
+        switch (engine.assume(pod.key(), pod.uid(), node, ask.demand())) {
             case AssumeResult.Assumed a -> held.put(pod.key(), a.allocation());
             case AssumeResult.AlreadyPlaced a -> { if (held.containsKey(pod.key())) held.put(pod.key(), a.allocation()); }
             case AssumeResult.Rejected r -> { }

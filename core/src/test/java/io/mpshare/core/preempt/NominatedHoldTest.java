@@ -1,9 +1,11 @@
-package io.mpshare.core.policy;
+package io.mpshare.core.preempt;
 
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
-import io.mpshare.core.policy.NominatedHold.Nominee;
+import io.mpshare.core.policy.BinpackPolicy;
+import io.mpshare.core.policy.Evaluation;
+import io.mpshare.core.preempt.NominatedHold.Nominee;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

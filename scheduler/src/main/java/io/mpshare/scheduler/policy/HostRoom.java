@@ -1,4 +1,4 @@
-package io.mpshare.scheduler.host;
+package io.mpshare.scheduler.policy;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;

@@ -1,18 +1,26 @@
-package io.mpshare.core.policy;
+package io.mpshare.core.preempt;
 
 import io.mpshare.core.ledger.Allocation;
+import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.PlacementPolicy;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 /**
  * Which pods to preempt on one node so that a higher-priority pod gets room on its GPU(s).
@@ -80,7 +88,7 @@ public final class VictimSelection {
      * @param eligible  whether a booking may be named as a victim at all
      */
     public static Choice choose(NodeState node, GpuDemand demand, int preemptorPriority,
-                                Function<PodKey, OptionalInt> priority, java.util.function.Predicate<Allocation> eligible) {
+                                Function<PodKey, OptionalInt> priority, Predicate<Allocation> eligible) {
         List<Candidate> all = new ArrayList<>();
         for (Allocation a : node.pods().values()) {
             if (!eligible.test(a)) continue;
@@ -173,7 +181,7 @@ public final class VictimSelection {
     }
 
     /** The fewest pods, largest first, that could free {@code need} in one dimension. */
-    private static int lowerBound(List<Candidate> cs, long need, java.util.function.ToLongFunction<Candidate> size) {
+    private static int lowerBound(List<Candidate> cs, long need, ToLongFunction<Candidate> size) {
         if (need <= 0) return 0;
         long[] s = cs.stream().mapToLong(size).sorted().toArray();
         long got = 0;
@@ -242,9 +250,9 @@ public final class VictimSelection {
      * per GPU above, but a policy may refuse for other reasons (with the UID rule, another UID's pod left on the node).
      */
     public static boolean freesRoom(NodeState node, List<Allocation> victims, GpuDemand demand, PlacementPolicy policy) {
-        io.mpshare.core.ledger.Ledger scratch = new io.mpshare.core.ledger.Ledger(java.time.InstantSource.fixed(java.time.Instant.EPOCH), java.time.Duration.ZERO);
+        Ledger scratch = new Ledger(InstantSource.fixed(Instant.EPOCH), Duration.ZERO);
         scratch.upsertNode(node.inventory());
-        Set<PodKey> gone = new java.util.HashSet<>();
+        Set<PodKey> gone = new HashSet<>();
         for (Allocation v : victims) gone.add(v.pod());
         for (Allocation a : node.pods().values()) if (!gone.contains(a.pod())) scratch.restore(a);
         return policy.fits(scratch.node(node.name()), demand);

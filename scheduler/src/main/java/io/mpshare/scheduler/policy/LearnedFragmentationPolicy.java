@@ -1,4 +1,4 @@
-package io.mpshare.scheduler;
+package io.mpshare.scheduler.policy;
 
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
@@ -8,7 +8,6 @@ import io.mpshare.core.policy.FragmentationPolicy;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.core.policy.TaskMix;
 import io.mpshare.kube.HostAsk;
-import io.mpshare.scheduler.host.HostRoom;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package io.mpshare.core.policy;
+package io.mpshare.core.preempt;
 
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
@@ -6,6 +6,8 @@ import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.Evaluation;
+import io.mpshare.core.policy.PlacementPolicy;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -13,6 +15,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The room of pods that preemption nominated to a node, held against pods of lower priority.
@@ -38,8 +41,8 @@ public final class NominatedHold {
      */
     public record Nominee(PodKey pod, int priority, GpuDemand demand, List<Integer> gpuIndices) {
         public Nominee {
-            java.util.Objects.requireNonNull(pod, "pod");
-            java.util.Objects.requireNonNull(demand, "demand");
+            Objects.requireNonNull(pod, "pod");
+            Objects.requireNonNull(demand, "demand");
             gpuIndices = List.copyOf(gpuIndices);
         }
     }

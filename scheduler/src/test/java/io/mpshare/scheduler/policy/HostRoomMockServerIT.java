@@ -1,4 +1,4 @@
-package io.mpshare.scheduler.host;
+package io.mpshare.scheduler.policy;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -8,7 +8,6 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.mpshare.core.Names;
 import io.mpshare.core.policy.TaskMix;
 import io.mpshare.scheduler.ExtenderConfig;
-import io.mpshare.scheduler.LearnedFragmentationPolicy;
 import io.mpshare.scheduler.SchedulerExtender;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.testing.Nodes;
@@ -59,8 +58,8 @@ class HostRoomMockServerIT {
         policy = new LearnedFragmentationPolicy(false, new HostRoom(), mix, 1, Integer.MAX_VALUE);
         var cfg = ExtenderConfig.defaults();
         ext = new SchedulerExtender(new ExtenderConfig(0, cfg.unit(), cfg.reserveMib(), cfg.policy(), false, Duration.ofMinutes(5),
-                Duration.ofHours(1), 5, 2), client, policy, clock, "it");
-        ext.start(Duration.ofSeconds(30));
+                Duration.ofHours(1), 2).withStart(Duration.ofSeconds(30), "it"), client, policy, clock);
+        ext.start();
     }
 
     @AfterEach void tearDown() {

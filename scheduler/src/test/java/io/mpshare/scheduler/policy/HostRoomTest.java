@@ -1,4 +1,4 @@
-package io.mpshare.scheduler.host;
+package io.mpshare.scheduler.policy;
 
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;

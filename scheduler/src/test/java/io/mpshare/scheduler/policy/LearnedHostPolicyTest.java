@@ -1,4 +1,4 @@
-package io.mpshare.scheduler;
+package io.mpshare.scheduler.policy;
 
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.model.GpuDemand;
@@ -7,7 +7,7 @@ import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.PlacementEngine.NodeScore;
 import io.mpshare.core.policy.TaskMix;
 import io.mpshare.kube.KubePod;
-import io.mpshare.scheduler.host.HostRoom;
+import io.mpshare.scheduler.TestClock;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.Test;

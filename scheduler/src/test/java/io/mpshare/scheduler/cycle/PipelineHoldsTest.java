@@ -1,18 +1,19 @@
-package io.mpshare.scheduler;
+package io.mpshare.scheduler.cycle;
 
-import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.Phase;
-import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.PlacementEngine.NodeScore;
 import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodFacts;
+import io.mpshare.scheduler.TestClock;
+import io.mpshare.scheduler.Wiring;
 import io.mpshare.scheduler.bind.BindOutcome;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.FakePodApi;
+import io.mpshare.scheduler.verbs.Verbs;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,7 +39,7 @@ class PipelineHoldsTest {
         ledger.upsertNode(Nodes.node("n1").gpus(1, 16_384).inventory());
         ledger.upsertNode(Nodes.node("n2").gpus(1, 16_384).inventory());
         var engine = new PlacementEngine(ledger, new BinpackPolicy());
-        return new Verbs(engine, new DemandResolver(512), MemoryUnit.GIB, new PipelineHolds(engine, clock, hold));
+        return Wiring.verbs(engine, new PipelineHolds(engine, clock, hold));
     }
 
     private PodFacts pod(String name) {
@@ -48,9 +49,9 @@ class PipelineHoldsTest {
 
     /** B's filter runs between A's prioritize and A's bind; where kube-scheduler then sends B is the top-scored node. */
     private String pipelined(Verbs verbs, Binder binder, PodFacts a, PodFacts b) {
-        String nodeA = top(verbs.prioritize(a, NODES).scores());
-        var fitsB = verbs.filter(b, NODES).fits();
-        String nodeB = top(verbs.prioritize(b, fitsB).scores());
+        String nodeA = top(verbs.prioritize(verbs.ask(a), NODES).scores());
+        var fitsB = verbs.filter(verbs.ask(b), NODES).fits();
+        String nodeB = top(verbs.prioritize(verbs.ask(b), fitsB).scores());
         assertThat(binder.bind("default", "a", "u-a", nodeA)).isInstanceOf(BindOutcome.Bound.class);
         return binder.bind("default", "b", "u-b", nodeB) instanceof BindOutcome.Failed f ? f.reason() : "bound";
     }
@@ -66,7 +67,7 @@ class PipelineHoldsTest {
     @ValueSource(ints = {0, 5})
     void filterDuringInFlightBind_holdKeepsNextPodOffTheRoom(int holdSeconds) {
         Verbs verbs = verbs(Duration.ofSeconds(holdSeconds));
-        var binder = new Binder(ledger, verbs, api);
+        var binder = Wiring.binder(verbs, api);
         String outcome = pipelined(verbs, binder, pod("a"), pod("b"));
         assertThat(outcome).isEqualTo(holdSeconds == 0 ? "no_room" : "bound");
         if (holdSeconds > 0) {
@@ -77,7 +78,7 @@ class PipelineHoldsTest {
 
     @Test void prioritize_tiesAtTheTop_onlyTheHeldNodeKeepsTen() {
         Verbs verbs = verbs(Duration.ofSeconds(5));
-        var scores = verbs.prioritize(pod("a"), NODES).scores();
+        var scores = verbs.prioritize(verbs.ask(pod("a")), NODES).scores();
         assertThat(scores).extracting(NodeScore::score).containsExactly(10, 9);
         assertThat(ledger.allocation(PodKey.of("default", "a"))).get().satisfies(h -> {
             assertThat(h.node()).isEqualTo("n1");
@@ -87,8 +88,8 @@ class PipelineHoldsTest {
 
     @Test void expire_unclaimedHoldAfterTtl_released_claimedKept() {
         Verbs verbs = verbs(Duration.ofSeconds(5));
-        verbs.prioritize(pod("a"), NODES);
-        verbs.prioritize(pod("b"), NODES);
+        verbs.prioritize(verbs.ask(pod("a")), NODES);
+        verbs.prioritize(verbs.ask(pod("b")), NODES);
         assertThat(verbs.holds().claim(PodKey.of("default", "b"))).isTrue();
         clock.advance(Duration.ofSeconds(4));
         assertThat(verbs.holds().expire()).isEmpty();
@@ -100,8 +101,8 @@ class PipelineHoldsTest {
 
     @Test void bind_toAnotherNodeThanHeld_movesTheBooking_failureFreesIt() {
         Verbs verbs = verbs(Duration.ofSeconds(5));
-        var binder = new Binder(ledger, verbs, api);
-        verbs.prioritize(pod("a"), NODES); // held on n1
+        var binder = Wiring.binder(verbs, api);
+        verbs.prioritize(verbs.ask(pod("a")), NODES); // held on n1
         api.bindFailures.set(1);
         assertThat(binder.bind("default", "a", "u-a", "n2")).isInstanceOf(BindOutcome.Failed.class);
         assertThat(ledger.node("n1").allocatedMib()).isZero();

@@ -1,0 +1,112 @@
+package io.mpshare.scheduler.verbs;
+
+import io.mpshare.core.model.GpuDemand;
+import io.mpshare.core.model.PodKey;
+import io.mpshare.core.policy.PlacementEngine;
+import io.mpshare.core.policy.PlacementEngine.FilterOutcome;
+import io.mpshare.core.policy.PlacementEngine.NodeScore;
+import io.mpshare.kube.PodFacts;
+import io.mpshare.scheduler.cycle.Ask;
+import io.mpshare.scheduler.cycle.AskReader;
+import io.mpshare.scheduler.cycle.PipelineHolds;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Filter and prioritize in domain terms: a pod's {@link Ask} (read once per verb call, {@link #ask}) and candidate
+ * node names in, an answer out. Pods that ask for no shared GPU pass through untouched; a pod whose request can
+ * never be met anywhere (bad quantity, uneven split) is answered with an error that says what to change.
+ */
+public final class Verbs {
+    private final PlacementEngine engine;
+    private final AskReader asks;
+    private final PipelineHolds holds;
+
+    /** @param holds where prioritize holds the room of the node it ranks first until the pod's bind ({@link PipelineHolds#off} for none) */
+    public Verbs(PlacementEngine engine, AskReader asks, PipelineHolds holds) {
+        this.engine = engine;
+        this.asks = asks;
+        this.holds = holds;
+    }
+
+    public PipelineHolds holds() { return holds; }
+
+    public PlacementEngine engine() { return engine; }
+
+    public AskReader asks() { return asks; }
+
+    /** What the pod of a request asks: read once per verb call and handed to everything the call does. */
+    public Ask ask(PodFacts facts) { return asks.read(facts); }
+
+    /** A filter answer: nodes kept, nodes refused (with reasons), or an error for the whole request. */
+    public record FilterAnswer(List<String> fits, Map<String, String> failed, Map<String, String> unresolvable, String error) {
+        public static FilterAnswer error(String why) { return new FilterAnswer(List.of(), Map.of(), Map.of(), why); }
+    }
+
+    public FilterAnswer filter(Ask ask, List<String> nodeNames) {
+        return switch (ask) {
+            case Ask.None n -> new FilterAnswer(nodeNames, Map.of(), Map.of(), "");
+            case Ask.Bad b -> FilterAnswer.error(b.reason());
+            case Ask.Gpu g -> {
+                FilterOutcome o = engine.filter(g.demand(), nodeNames, g.pod().key());
+                yield new FilterAnswer(o.fits(), o.failed(), o.unresolvable(), "");
+            }
+        };
+    }
+
+    /**
+     * A filter answer over names given as bytes ({@link PlacementEngine#filter(GpuDemand, byte[], int[], int[], int[], int, PodKey)}):
+     * the positions of the nodes kept, {@code fits[0..fitCount)}, reasons for the others, or an error.
+     */
+    public record IndexedFilterAnswer(int[] fits, int fitCount, Map<String, String> failed, Map<String, String> unresolvable, String error) {}
+
+    public IndexedFilterAnswer filter(Ask ask, byte[] buf, int[] off, int[] len, int[] hashes, int count) {
+        return switch (ask) {
+            case Ask.None n -> {
+                int[] all = new int[count];
+                for (int i = 0; i < count; i++) all[i] = i;
+                yield new IndexedFilterAnswer(all, count, Map.of(), Map.of(), "");
+            }
+            case Ask.Bad b -> new IndexedFilterAnswer(new int[0], 0, Map.of(), Map.of(), b.reason());
+            case Ask.Gpu g -> {
+                PlacementEngine.IndexedOutcome o = engine.filter(g.demand(), buf, off, len, hashes, count, g.pod().key());
+                yield new IndexedFilterAnswer(o.fits(), o.fitCount(), o.failed(), o.unresolvable(), "");
+            }
+        };
+    }
+
+    public record PrioritizeAnswer(List<NodeScore> scores, String error) {}
+
+    /**
+     * Scores 0..10; a pod without GPU demand scores every node 0, so other priorities decide. With holds on,
+     * the first node with the top score keeps 10, the others that tied drop to 9 (so kube-scheduler's pick
+     * follows ours unless another priority outweighs a point), and the pod's room there is held until its
+     * bind ({@link PipelineHolds}).
+     */
+    public PrioritizeAnswer prioritize(Ask ask, List<String> nodeNames) {
+        return switch (ask) {
+            case Ask.None n -> {
+                List<NodeScore> zero = new ArrayList<>(nodeNames.size());
+                for (String name : nodeNames) zero.add(new NodeScore(name, 0));
+                yield new PrioritizeAnswer(zero, "");
+            }
+            case Ask.Bad b -> new PrioritizeAnswer(List.of(), b.reason());
+            case Ask.Gpu g -> new PrioritizeAnswer(holding(g, engine.prioritize(g.demand(), nodeNames, g.pod().key())), "");
+        };
+    }
+
+    private List<NodeScore> holding(Ask.Gpu g, List<NodeScore> scores) {
+        if (!holds.enabled()) return scores;
+        String top = null;
+        List<NodeScore> out = new ArrayList<>(scores.size());
+        for (NodeScore s : scores) {
+            if (s.score() < PlacementEngine.MAX_SCORE) { out.add(s); continue; }
+            if (top == null) { top = s.node(); out.add(s); }
+            else out.add(new NodeScore(s.node(), PlacementEngine.MAX_SCORE - 1));
+        }
+        holds.hold(g, top);
+        return out;
+    }
+}
