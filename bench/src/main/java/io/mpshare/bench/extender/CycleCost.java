@@ -3,8 +3,8 @@ package io.mpshare.bench.extender;
 import io.mpshare.core.Names;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.policy.PlacementPolicy;
-import io.mpshare.scheduler.LearnedFragmentationPolicy;
 import io.mpshare.scheduler.SchedulerExtender;
+import io.mpshare.scheduler.policy.LearnedFragmentationPolicy;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
