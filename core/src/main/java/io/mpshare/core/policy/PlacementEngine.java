@@ -1,5 +1,6 @@
 package io.mpshare.core.policy;
 
+import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.AssumeResult;
 import io.mpshare.core.ledger.FitIndex;
 import io.mpshare.core.ledger.Ledger;
@@ -225,9 +226,35 @@ public final class PlacementEngine {
 
     /** The same for the pod {@code self}: its own booking does not count against it (null: no pod to leave out). */
     public List<NodeScore> prioritize(GpuDemand d, List<String> nodeNames, PodKey self) {
-        NodeState[] states = snapshots(nodeNames);
-        String own = self == null ? null : ledger.allocation(self).map(io.mpshare.core.ledger.Allocation::node).orElse(null);
-        if (own != null) for (int i = 0; i < states.length; i++) if (states[i] != null && own.equals(nodeNames.get(i))) states[i] = states[i].exceptPod(self);
+        String[] names = nodeNames.toArray(String[]::new);
+        int[] scores = scores(d, names, self);
+        List<NodeScore> out = new ArrayList<>(names.length);
+        for (int i = 0; i < names.length; i++) out.add(new NodeScore(names[i], scores[i]));
+        return out;
+    }
+
+    /**
+     * {@link #prioritize(GpuDemand, List, PodKey)} over names given as UTF-8 bytes, as {@link #filter(GpuDemand, byte[],
+     * int[], int[], int[], int, PodKey)} takes them ({@code hashes} may be null): the score of each position. A name
+     * the ledger knows is looked up as the ledger's own {@code String} ({@link FitIndex.View#name}), so no String is
+     * built and hashed per node.
+     */
+    public int[] prioritize(GpuDemand d, byte[] buf, int[] off, int[] len, int[] hashes, int count, PodKey self) {
+        FitIndex.View v = ledger.fitIndex().view();
+        String[] names = new String[count];
+        for (int i = 0; i < count; i++) {
+            String known = v.name(hashes == null ? v.slot(buf, off[i], len[i]) : v.slot(buf, off[i], len[i], hashes[i]));
+            names[i] = known != null ? known : new String(buf, off[i], len[i], StandardCharsets.UTF_8);
+        }
+        return scores(d, names, self);
+    }
+
+    /** Scores of {@link #prioritize(GpuDemand, List, PodKey)} by position. */
+    private int[] scores(GpuDemand d, String[] names, PodKey self) {
+        NodeState[] states = new NodeState[names.length];
+        for (int i = 0; i < names.length; i++) states[i] = ledger.node(names[i]); // a tight pass, as snapshots() does
+        String own = self == null ? null : ledger.allocation(self).map(Allocation::node).orElse(null);
+        if (own != null) for (int i = 0; i < states.length; i++) if (states[i] != null && own.equals(names[i])) states[i] = states[i].exceptPod(self);
         PlacementPolicy p = self == null ? policy : policy.forPod(self);
         long[] raw = new long[states.length];
         long min = Long.MAX_VALUE, max = Long.MIN_VALUE;
@@ -236,13 +263,11 @@ public final class PlacementEngine {
             raw[i] = score;
             if (score != PlacementPolicy.NO_FIT) { min = Math.min(min, score); max = Math.max(max, score); }
         }
-        List<NodeScore> out = new ArrayList<>(raw.length);
-        for (int i = 0; i < raw.length; i++) {
+        int[] out = new int[raw.length];
+        for (int i = 0; i < raw.length; i++)
             // the best raw score alone gets MAX_SCORE (others at most one less), so the policy's choice stays first
-            int score = raw[i] == PlacementPolicy.NO_FIT ? 0
+            out[i] = raw[i] == PlacementPolicy.NO_FIT ? 0
                     : raw[i] == max ? MAX_SCORE : (int) Math.min(MAX_SCORE - 1, Math.round((double) (raw[i] - min) * MAX_SCORE / (double) (max - min)));
-            out.add(new NodeScore(nodeNames.get(i), score));
-        }
         return out;
     }
 

@@ -55,6 +55,7 @@ final class VerbCalls {
     private final WireReader reader = new WireReader();
     private final PreemptWire preemptWire = new PreemptWire(reader);
     private final WireWriter writer = new WireWriter();
+    private final PriorityReply priorityReply = new PriorityReply();
     private final ThreadLocal<Body> bodies = ThreadLocal.withInitial(Body::new);
 
     VerbCalls(Verbs verbs, Binder binder, ExtenderMetrics metrics, BooleanSupplier ready, StaleRoomCheck recheck, long maxBody,
@@ -187,12 +188,22 @@ final class VerbCalls {
     private void prioritize(Body body, ByteArrayOutputStream out) {
         try {
             ExtenderArgs args = reader.extenderArgs(body.bytes, body.length);
-            Verbs.PrioritizeAnswer a = verbs.prioritize(verbs.ask(args.pod()), args.nodeNames());
-            if (!a.error().isEmpty()) {
-                metrics.failure(Names.EXTENDER_VERB_PRIORITIZE, "bad_pod");
-                LOG.log(Level.WARNING, "prioritize pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), a.error());
+            RawNames raw = args.rawNames();
+            String error;
+            if (raw != null) { // the common case: names looked up and echoed as bytes, as in filter
+                Verbs.IndexedPrioritizeAnswer a = verbs.prioritize(verbs.ask(args.pod()), raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
+                error = a.error();
+                if (error.isEmpty()) priorityReply.write(out, a.scores(), raw);
+                else writer.priorities(out, List.of());
+            } else {
+                Verbs.PrioritizeAnswer a = verbs.prioritize(verbs.ask(args.pod()), args.nodeNames());
+                error = a.error();
+                writer.priorities(out, a.scores());
             }
-            writer.priorities(out, a.scores());
+            if (!error.isEmpty()) {
+                metrics.failure(Names.EXTENDER_VERB_PRIORITIZE, "bad_pod");
+                LOG.log(Level.WARNING, "prioritize pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), error);
+            }
         } catch (WireException e) {
             metrics.failure(Names.EXTENDER_VERB_PRIORITIZE, "bad_request");
             LOG.log(Level.WARNING, "prioritize error={0}", e.getMessage());

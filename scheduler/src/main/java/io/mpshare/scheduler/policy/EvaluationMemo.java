@@ -27,23 +27,39 @@ final class EvaluationMemo implements HostRoom.Evaluator {
     /** Distinct (demand, CPU, memory) inputs kept per node: a handful of pod shapes arrive in turn. */
     static final int SHAPES = 8;
 
+    /** The inputs of one evaluation; {@code demand} is this memo's one instance of its value ({@link #canonical}). */
     private record Input(GpuDemand demand, long cpuLeft, long podCpu, long memLeft, long podMem) {
         boolean is(GpuDemand d, long cl, long pc, long ml, long pm) {
-            return cpuLeft == cl && podCpu == pc && memLeft == ml && podMem == pm && (demand == d || demand.equals(d));
+            return demand == d && cpuLeft == cl && podCpu == pc && memLeft == ml && podMem == pm;
         }
     }
+
+    /** The demand asked last and this memo's instance of its value: a prioritize asks one demand of thousands of nodes. */
+    private record Last(GpuDemand asked, GpuDemand canonical) {}
 
     /** Evaluations made on {@code state}, newest first. */
     private record Row(NodeState state, Input[] inputs, Evaluation[] answers) {}
 
     private final FragmentationPolicy policy;
     private final ConcurrentHashMap<String, Row> rows = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<GpuDemand, GpuDemand> demands = new ConcurrentHashMap<>();
+    private volatile Last last = new Last(null, null);
 
     EvaluationMemo(FragmentationPolicy policy) { this.policy = policy; }
 
     FragmentationPolicy policy() { return policy; }
 
-    @Override public Evaluation evaluate(NodeState s, GpuDemand d, long cpuLeft, long podCpu, long memLeft, long podMem) {
+    /** One instance per demand value, so that inputs compare by identity (equal demands of different pods are equal values). */
+    private GpuDemand canonical(GpuDemand d) {
+        Last l = last;
+        if (l.asked() == d) return l.canonical();
+        GpuDemand c = demands.computeIfAbsent(d, k -> k);
+        last = new Last(d, c);
+        return c;
+    }
+
+    @Override public Evaluation evaluate(NodeState s, GpuDemand asked, long cpuLeft, long podCpu, long memLeft, long podMem) {
+        GpuDemand d = canonical(asked);
         Row r = rows.get(s.name());
         boolean same = r != null && r.state() == s;
         if (same) {

@@ -10,6 +10,7 @@ import io.mpshare.scheduler.cycle.Ask;
 import io.mpshare.scheduler.cycle.AskReader;
 import io.mpshare.scheduler.cycle.PipelineHolds;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -94,6 +95,32 @@ public final class Verbs {
             }
             case Ask.Bad b -> new PrioritizeAnswer(List.of(), b.reason());
             case Ask.Gpu g -> new PrioritizeAnswer(holding(g, engine.prioritize(g.demand(), nodeNames, g.pod().key())), "");
+        };
+    }
+
+    /** A prioritize answer over names given as bytes: the score of each position, or an error. */
+    public record IndexedPrioritizeAnswer(int[] scores, String error) {}
+
+    /**
+     * {@link #prioritize(Ask, List)} over names given as bytes, as the filter takes them
+     * ({@link PlacementEngine#prioritize(GpuDemand, byte[], int[], int[], int[], int, PodKey)}): no String per node.
+     */
+    public IndexedPrioritizeAnswer prioritize(Ask ask, byte[] buf, int[] off, int[] len, int[] hashes, int count) {
+        return switch (ask) {
+            case Ask.None n -> new IndexedPrioritizeAnswer(new int[count], "");
+            case Ask.Bad b -> new IndexedPrioritizeAnswer(new int[0], b.reason());
+            case Ask.Gpu g -> {
+                int[] scores = engine.prioritize(g.demand(), buf, off, len, hashes, count, g.pod().key());
+                if (holds.enabled()) {
+                    int top = -1;
+                    for (int i = 0; i < count; i++) {
+                        if (scores[i] < PlacementEngine.MAX_SCORE) continue;
+                        if (top < 0) top = i; else scores[i] = PlacementEngine.MAX_SCORE - 1;
+                    }
+                    holds.hold(g, top < 0 ? null : new String(buf, off[top], len[top], StandardCharsets.UTF_8));
+                }
+                yield new IndexedPrioritizeAnswer(scores, "");
+            }
         };
     }
 
