@@ -10,6 +10,7 @@ import io.mpshare.core.model.PodKey;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -149,16 +150,82 @@ public final class PlacementEngine {
         IndexedOutcome o = filter(d, buf, off, len, hashes, count);
         String own = ownNodeRefused(self, d, o.failed(), o.unresolvable());
         if (own == null) return o;
-        byte[] nb = own.getBytes(StandardCharsets.UTF_8);
-        for (int i = 0; i < count; i++) {
-            if (len[i] != nb.length || !java.util.Arrays.equals(buf, off[i], off[i] + len[i], nb, 0, nb.length)) continue;
-            int[] fits = o.fits();
-            int at = o.fitCount();
-            while (at > 0 && fits[at - 1] > i) { fits[at] = fits[at - 1]; at--; }
-            fits[at] = i;
-            return new IndexedOutcome(fits, o.fitCount() + 1, o.failed(), o.unresolvable());
+        int at = position(own, buf, off, len, count);
+        return at < 0 ? o : new IndexedOutcome(o.fits(), insert(o.fits(), o.fitCount(), at), o.failed(), o.unresolvable());
+    }
+
+    /** Which refusals a filter spells out. */
+    public enum Reasons {
+        /** A reason for every node refused. */
+        ALWAYS,
+        /**
+         * Reasons only when no node is kept: with a node kept, the refused ones are left out without a reason (the
+         * outcome's maps are empty). kube-scheduler reads the reasons only when a pod fits nowhere (its FailedScheduling
+         * event, preemption's candidates) and drops them when a node passes, and building them (a String and a map
+         * entry per refused node, the bytes of the reply) is most of a filter's cost where many nodes are full.
+         */
+        WHEN_NONE_KEPT
+    }
+
+    /**
+     * {@link #filter(GpuDemand, byte[], int[], int[], int[], int, PodKey)} with the refusals {@code reasons} asks for.
+     * {@link Reasons#WHEN_NONE_KEPT} keeps exactly the nodes {@link Reasons#ALWAYS} keeps: a node the index counts
+     * too little room (exact for nodes of up to {@link FitIndex#WIDTH} GPUs), a UID conflict or no inventory is
+     * refused without its snapshot, other nodes are asked {@link PlacementPolicy#fits}, and the node of
+     * {@code self}'s own booking is judged without it; when nothing is kept the filter runs again with every reason.
+     */
+    public IndexedOutcome filter(GpuDemand d, byte[] buf, int[] off, int[] len, int[] hashes, int count, PodKey self, Reasons reasons) {
+        if (reasons == Reasons.ALWAYS) return filter(d, buf, off, len, hashes, count, self);
+        long uid = indexUid(d);
+        int[] fits = new int[count];
+        int m = 0;
+        FitIndex.View v = ledger.fitIndex().view();
+        int[] slots = fits; // as in filter: slots[i] is read before fits[m] is written, and m <= i
+        if (uid != SNAPSHOTS) {
+            if (hashes == null) for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i]);
+            else for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i], hashes[i]);
         }
-        return o;
+        long mib = d.chargeMib();
+        int core = d.chargeCore(), k = d.gpuCount();
+        boolean refused = false;
+        for (int i = 0; i < count; i++) {
+            int room = uid == SNAPSHOTS ? FitIndex.WIDE : v.room(slots[i], mib, core, k, uid);
+            if (room >= k) { fits[m++] = i; continue; }
+            if ((room == FitIndex.WIDE || room == FitIndex.UID_UNSURE) // the index cannot say: the node's snapshot does
+                    && keeps(ledger.node(new String(buf, off[i], len[i], StandardCharsets.UTF_8)), d)) { fits[m++] = i; continue; }
+            refused = true;
+        }
+        if (refused && self != null) { // the pod's own booking counted against its node: judged again without it
+            var own = ledger.allocation(self);
+            int at = own.isEmpty() ? -1 : position(own.get().node(), buf, off, len, count);
+            if (at >= 0 && Arrays.binarySearch(fits, 0, m, at) < 0) {
+                NodeState s = ledger.node(own.get().node());
+                if (s != null && keeps(s.exceptPod(self), d)) m = insert(fits, m, at);
+            }
+        }
+        if (m == 0 && count > 0) return filter(d, buf, off, len, hashes, count, self); // refused everywhere: every reason
+        return new IndexedOutcome(fits, m, Map.of(), Map.of());
+    }
+
+    /** What {@link #judge} keeps, without the reason of a refusal. */
+    private boolean keeps(NodeState s, GpuDemand d) {
+        return s != null && (policy.fits(s, d) || policy.evaluate(s, d) instanceof Evaluation.Fits);
+    }
+
+    /** The position of {@code name} among the names in {@code buf}, or -1. */
+    private static int position(String name, byte[] buf, int[] off, int[] len, int count) {
+        byte[] nb = name.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < count; i++)
+            if (len[i] == nb.length && Arrays.equals(buf, off[i], off[i] + len[i], nb, 0, nb.length)) return i;
+        return -1;
+    }
+
+    /** Inserts position {@code at} into the ascending {@code fits[0..m)} (which has room for it); the new count. */
+    private static int insert(int[] fits, int m, int at) {
+        int i = m;
+        while (i > 0 && fits[i - 1] > at) { fits[i] = fits[i - 1]; i--; }
+        fits[i] = at;
+        return m + 1;
     }
 
     /** {@link #filter(GpuDemand, List)} for the pod {@code self}, its own booking not counted (as above). */

@@ -1,6 +1,7 @@
 package io.mpshare.scheduler.http;
 
 import io.mpshare.core.Names;
+import io.mpshare.core.policy.PlacementEngine.Reasons;
 import io.mpshare.scheduler.bind.BindOutcome;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.cluster.StaleRoomCheck;
@@ -157,12 +158,15 @@ final class VerbCalls {
         }
         Ask ask = verbs.ask(args.pod());
         RawNames raw = args.rawNames();
-        if (raw != null) { // the common case: names looked up and echoed as bytes
-            Verbs.IndexedFilterAnswer a = verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
+        if (raw != null) { // the common case: names looked up and echoed as bytes; reasons only when none is kept
+            Verbs.IndexedFilterAnswer a = verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count(), Reasons.WHEN_NONE_KEPT);
             if (a.error().isEmpty() && a.fitCount() == 0 && !a.failed().isEmpty() && recheck.refresh(a.failed().keySet()) > 0)
-                a = verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
-            if (a.fitCount() > 0 && hold != null && hold.active() && ask instanceof Ask.Gpu g)
+                a = verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count(), Reasons.WHEN_NONE_KEPT);
+            if (a.fitCount() > 0 && hold != null && hold.active() && ask instanceof Ask.Gpu g) {
                 a = hold.apply(g, a, raw.buf(), raw.off(), raw.len());
+                if (a.fitCount() == 0) // every kept node is held for a nominee: now the pod fits nowhere, and every refusal needs its reason
+                    a = hold.apply(g, verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count(), Reasons.ALWAYS), raw.buf(), raw.off(), raw.len());
+            }
             count(args, a.error(), a.fitCount() == 0 && raw.count() > 0);
             writer.filterResult(out, a, raw);
             return;

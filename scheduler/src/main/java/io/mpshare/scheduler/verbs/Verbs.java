@@ -64,6 +64,11 @@ public final class Verbs {
     public record IndexedFilterAnswer(int[] fits, int fitCount, Map<String, String> failed, Map<String, String> unresolvable, String error) {}
 
     public IndexedFilterAnswer filter(Ask ask, byte[] buf, int[] off, int[] len, int[] hashes, int count) {
+        return filter(ask, buf, off, len, hashes, count, PlacementEngine.Reasons.ALWAYS);
+    }
+
+    /** {@link #filter(Ask, byte[], int[], int[], int[], int)} spelling out the refusals {@code reasons} asks for. */
+    public IndexedFilterAnswer filter(Ask ask, byte[] buf, int[] off, int[] len, int[] hashes, int count, PlacementEngine.Reasons reasons) {
         return switch (ask) {
             case Ask.None n -> {
                 int[] all = new int[count];
@@ -72,7 +77,7 @@ public final class Verbs {
             }
             case Ask.Bad b -> new IndexedFilterAnswer(new int[0], 0, Map.of(), Map.of(), b.reason());
             case Ask.Gpu g -> {
-                PlacementEngine.IndexedOutcome o = engine.filter(g.demand(), buf, off, len, hashes, count, g.pod().key());
+                PlacementEngine.IndexedOutcome o = engine.filter(g.demand(), buf, off, len, hashes, count, g.pod().key(), reasons);
                 yield new IndexedFilterAnswer(o.fits(), o.fitCount(), o.failed(), o.unresolvable(), "");
             }
         };
