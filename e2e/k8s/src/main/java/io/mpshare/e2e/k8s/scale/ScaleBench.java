@@ -111,7 +111,11 @@ public final class ScaleBench {
                     extenderArgs(), logs);
             var sched = comp.scheduler("scale-scheduler", Components.SchedulerSettings.single(PROFILE, ext.port()), this::scaleConfig,
                     List.of("--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics"), logs);
-            say("extender and kube-scheduler up; load average %s", ProcessStats.loadAverage());
+            // every booking made before the extender started is in its ledger (a pod it could not read would leave its GPUs free)
+            double bound = comp.metrics(ext.url() + "/metrics").sum("mpshare_extender_pods", "phase=\"BOUND\"");
+            if (bound != sc.booked().size())
+                throw new IllegalStateException("the extender counts " + (long) bound + " bound bookings of the " + sc.booked().size() + " made: see " + ext.process().log());
+            say("extender and kube-scheduler up, %d bookings in the extender's ledger; load average %s", (long) bound, ProcessStats.loadAverage());
 
             List<PodStream.Result> warm = new ArrayList<>();
             if (o.warmup() > 0) {

@@ -43,9 +43,9 @@ public record ScaleCluster(List<GpuNodes.Spec> nodes, List<Pod> booked) {
 
     /** A booked pod's shape: GPUs, share of each GPU's memory, percent of each GPU's cores (0: none asked), weight. */
     record Shape(int gpus, double share, int corePerGpu, int weight) {}
-    static final List<Shape> BOOKED = List.of(
-            new Shape(1, 1.0, 100, 20), new Shape(2, 1.0, 100, 6), new Shape(4, 1.0, 100, 3), new Shape(8, 1.0, 100, 1),
-            new Shape(1, 0.5, 50, 15), new Shape(1, 0.25, 0, 20), new Shape(1, 0.125, 0, 15));
+    static final List<Shape> BOOKED = List.of( // a pod asks at most 100 percent of cores in all (the extender's rule): multi-GPU jobs ask none
+            new Shape(1, 1.0, 100, 25), new Shape(2, 1.0, 0, 10), new Shape(4, 1.0, 0, 5), new Shape(8, 1.0, 0, 2),
+            new Shape(1, 0.5, 50, 15), new Shape(1, 0.25, 0, 10), new Shape(1, 0.125, 0, 5));
 
     public static final int GPUS_PER_NODE = 8;
     public static final String NODE_PREFIX = "scale-n";
