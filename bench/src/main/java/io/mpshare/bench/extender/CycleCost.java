@@ -48,7 +48,7 @@ public final class CycleCost {
         String template = new String(payload(names, 30), StandardCharsets.UTF_8);
         var threads = ManagementFactory.getThreadMXBean();
         long[][] cpu = new long[2][cycles], wall = new long[2][cycles];
-        int[] kept = new int[cycles];
+        int[] kept = new int[cycles], zeros = new int[cycles];
         var client = new RawHttpClient(addr, Names.EXTENDER_PREFIX + "/healthz", new byte[0]);
         for (int i = -warmup; i < cycles; i++) {
             String filter = template.replace("\"name\":\"train-7f9c-0\"", "\"name\":\"train-7f9c-" + (i + warmup) + "\"");
@@ -59,10 +59,11 @@ public final class CycleCost {
             String keptNames = r.substring(from, to);
             if (i >= 0) kept[i] = keptNames.length() <= 2 ? 0 : keptNames.split(",").length;
             String prioritize = filter.substring(0, filter.indexOf("\"NodeNames\":[") + "\"NodeNames\":".length()) + keptNames + "}";
-            call(client, "prioritize", prioritize.getBytes(StandardCharsets.UTF_8), threads, cpu[1], wall[1], i);
+            byte[] scored = call(client, "prioritize", prioritize.getBytes(StandardCharsets.UTF_8), threads, cpu[1], wall[1], i);
+            if (i >= 0) zeros[i] = count(new String(scored, StandardCharsets.UTF_8), "\"Score\":0}");
         }
-        System.out.printf(Locale.ROOT, "%d nodes, %d cycles after %d of warm-up; policy %s; nodes kept per filter: median %d; JDK %s, %d CPUs%n", nodes,
-                cycles, warmup, policy.name(), median(kept), Runtime.version(), Runtime.getRuntime().availableProcessors());
+        System.out.printf(Locale.ROOT, "%d nodes, %d cycles after %d of warm-up; policy %s; nodes kept per filter: median %d, scored 0 by prioritize: median %d; JDK %s, %d CPUs%n",
+                nodes, cycles, warmup, policy.name(), median(kept), median(zeros), Runtime.version(), Runtime.getRuntime().availableProcessors());
         System.out.println("| verb | CPU µs p50 | CPU µs mean | wall µs p50 | wall µs p99 |");
         System.out.println("|---|---|---|---|---|");
         String[] verbs = {"filter", "prioritize"};
@@ -93,6 +94,12 @@ public final class CycleCost {
     private static void findServerThreads() {
         SERVER_THREADS = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().startsWith("extender-http-") || t.getName().startsWith("HTTP-Dispatcher")).mapToLong(Thread::threadId).toArray();
+    }
+
+    private static int count(String s, String what) {
+        int n = 0;
+        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) n++;
+        return n;
     }
 
     private static int median(int[] xs) { int[] s = xs.clone(); Arrays.sort(s); return s[s.length / 2]; }

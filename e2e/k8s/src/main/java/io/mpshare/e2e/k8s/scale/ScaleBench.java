@@ -120,15 +120,18 @@ public final class ScaleBench {
             List<PodStream.Result> warm = new ArrayList<>();
             if (o.warmup() > 0) {
                 warm.add(PodStream.run(c, NS, "warm-up, no GPU", plainPods("warm-plain", o.warmup(), PROFILE), o.threads(), o.rate(), o.timeout()));
-                warm.add(PodStream.run(c, NS, "warm-up, GPU", gpuPods("warm-gpu", o.warmup(), new Random(o.seed() + 1)), o.threads(), o.rate(), o.timeout()));
+                warm.add(PodStream.run(c, NS, "warm-up, GPU", gpuPods("warm-gpu", o.warmup(), new Random(o.seed() + 1), PROFILE), o.threads(), o.rate(), o.timeout()));
                 for (var w : warm) say("%s (not counted): %.1f pods/s", w.name(), w.perSecond());
             }
             List<Measured> measured = new ArrayList<>();
             measured.add(measure(cluster, ext, sched, "no GPU, kube-scheduler alone (" + PROFILE + ")", "plain", plainPods("plain", o.pods(), PROFILE), false));
-            measured.add(measure(cluster, ext, sched, "GPU, kube-scheduler + extender (" + PROFILE + ")", "gpu", gpuPods("gpu", o.pods(), new Random(o.seed() + 2)), true));
-            if (o.defaultStream())
+            measured.add(measure(cluster, ext, sched, "GPU, kube-scheduler + extender (" + PROFILE + ")", "gpu", gpuPods("gpu", o.pods(), new Random(o.seed() + 2), PROFILE), true));
+            if (o.defaultStream()) { // what percentageOfNodesToScore: 100 costs: both kinds through kube-scheduler's adaptive default
                 measured.add(measure(cluster, ext, sched, "no GPU, adaptive percentageOfNodesToScore (" + DEFAULT_PROFILE + ")", "adaptive",
                         plainPods("adaptive", o.pods(), DEFAULT_PROFILE), false));
+                measured.add(measure(cluster, ext, sched, "GPU, adaptive percentageOfNodesToScore (" + DEFAULT_PROFILE + ")", "adaptive-gpu",
+                        gpuPods("adaptive-gpu", o.pods(), new Random(o.seed() + 3), DEFAULT_PROFILE), false));
+            }
 
             List<Pod> all = new ArrayList<>(c.pods().inNamespace(NS).list().getItems());
             all.addAll(c.pods().inNamespace(BOOKED_NS).list().getItems());
@@ -140,12 +143,12 @@ public final class ScaleBench {
     }
 
     private List<String> extenderArgs() {
-        List<String> a = new ArrayList<>(List.of("--scheduler-name=" + PROFILE));
+        List<String> a = new ArrayList<>(List.of("--scheduler-name=" + PROFILE + (o.defaultStream() ? "," + DEFAULT_PROFILE : "")));
         a.addAll(o.extenderArgs());
         return a;
     }
 
-    /** The chart's configuration with the client's rate raised and, for the third stream, a profile with kube-scheduler's adaptive percentage. */
+    /** The chart's configuration with the client's rate raised and, for the adaptive streams, a profile with kube-scheduler's adaptive percentage. */
     @SuppressWarnings("unchecked")
     Map<String, Object> scaleConfig(Map<String, Object> conf) {
         Map<String, Object> out = new LinkedHashMap<>(conf);
@@ -194,6 +197,9 @@ public final class ScaleBench {
         for (Measured m : ms) System.out.println(m.result().row());
         double plain = ms.getFirst().result().perSecond(), gpu = ms.get(1).result().perSecond();
         System.out.printf(Locale.ROOT, "%nGPU stream / kube-scheduler alone = **%.2f** (goal >= %s at %d nodes)%n", gpu / plain, o.nodes() >= 5000 ? "0.5" : "0.8", o.nodes());
+        if (ms.size() >= 4)
+            System.out.printf(Locale.ROOT, "with kube-scheduler's adaptive percentageOfNodesToScore: GPU / no GPU = %.2f; the chart's 100 against adaptive: no GPU %.2f, GPU %.2f%n",
+                    ms.get(3).result().perSecond() / ms.get(2).result().perSecond(), plain / ms.get(2).result().perSecond(), gpu / ms.get(3).result().perSecond());
         System.out.println();
         System.out.println("| stream | FailedScheduling events | attempts scheduled / unschedulable / error | extender bind failures | load average before -> after |");
         System.out.println("|---|---|---|---|---|");
@@ -218,7 +224,7 @@ public final class ScaleBench {
         System.out.println("kube-scheduler, mean ms per scheduling attempt (its /metrics): attempt | algorithm | Filter | PreScore | Score | rest of the algorithm (extender filter + prioritize)");
         for (Measured m : ms) {
             Metrics s = m.scheduler();
-            String prof = "profile=\"" + (m.kind().equals("adaptive") ? DEFAULT_PROFILE : PROFILE) + "\"";
+            String prof = "profile=\"" + (m.kind().startsWith("adaptive") ? DEFAULT_PROFILE : PROFILE) + "\"";
             double attempt = 1000 * s.mean("scheduler_scheduling_attempt_duration_seconds", prof), algo = 1000 * s.mean("scheduler_scheduling_algorithm_duration_seconds");
             double filter = 1000 * s.mean("scheduler_framework_extension_point_duration_seconds", prof, "extension_point=\"Filter\"");
             double preScore = 1000 * s.mean("scheduler_framework_extension_point_duration_seconds", prof, "extension_point=\"PreScore\"");
@@ -269,7 +275,7 @@ public final class ScaleBench {
      * GPU pods as inference services ask: one GPU of 2, 4, 8 or 12 GiB (weights 3, 3, 2, 1), a fifth of them with 30
      * percent of the cores; one in twenty over two GPUs (8 GiB each); each 1 CPU and 4 GiB of memory.
      */
-    static List<Pod> gpuPods(String prefix, int n, Random r) {
+    static List<Pod> gpuPods(String prefix, int n, Random r, String profile) {
         int[] gib = {2, 2, 2, 4, 4, 4, 8, 8, 12};
         List<Pod> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -280,7 +286,7 @@ public final class ScaleBench {
                 if (r.nextInt(5) == 0) b.gpuCore(30);
             }
             Pod p = b.build();
-            clean(p, PROFILE);
+            clean(p, profile);
             out.add(p);
         }
         return out;

@@ -17,7 +17,7 @@ import java.util.List;
  * @param threads       threads that create a stream's pods
  * @param rate          pods per second a stream is created at (0: as fast as the threads go)
  * @param serverCpus    CPUs (taskset list) of every server process; "" unpinned
- * @param defaultStream whether a third stream runs through a profile with kube-scheduler's adaptive percentageOfNodesToScore
+ * @param defaultStream whether both kinds run once more through a profile with kube-scheduler's adaptive percentageOfNodesToScore
  * @param jfr           where to write a JFR recording of the extender during the measured GPU stream (null: none)
  * @param qps           kube-scheduler's clientConnection.qps and burst
  * @param timeout       a stream gives up after this long without a bind
