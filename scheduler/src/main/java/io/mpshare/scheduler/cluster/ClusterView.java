@@ -13,7 +13,6 @@ import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.NodeInventory;
-import io.mpshare.core.model.PodInfo;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodEvents;
@@ -181,17 +180,11 @@ public final class ClusterView implements AutoCloseable {
             if (old.isPresent() && !old.get().podUid().isEmpty() && !uid.isEmpty() && !old.get().podUid().equals(uid)) ledger.release(key);
             return;
         }
-        PodInfo info;
-        try {
-            info = p.info(unit);
-        } catch (RuntimeException e) {
-            malformed.incrementAndGet();
-            LOG.log(Level.WARNING, "pod={0} has an allocation but its GPU request is unreadable: {1}", key, e.getMessage());
-            return;
-        }
+        // read as the device plugin reads it (lenient): a booking whose pod asks what today's rules refuse (written by
+        // an older release, or by ACK) still holds its GPUs; dropping it would leave them free to over-commit
         String node = p.nodeName();
         NodeState s = node == null ? null : ledger.node(node);
-        switch (AllocationCodec.decode(info, ann, node, s == null ? null : s.inventory(), node != null, unit)) {
+        switch (p.booking(s == null ? null : s.inventory(), unit)) {
             case AllocationCodec.Decoded.Found f -> {
                 Allocation a = f.allocation();
                 seen.accept(key, a.demand());

@@ -82,6 +82,15 @@ class ClusterViewTest {
         assertThat(ledger.allocation(P)).isEmpty();
     }
 
+    @Test void applyPod_boundBookingWhosePodAsksWhatTodaysRulesRefuse_stillHoldsItsGpus() {
+        view.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
+        Allocation a = alloc("n1", 1, clock.instant(), Phase.BOUND);
+        // 400 percent of cores: the extender refuses such a pod today, yet the booking on its node is real
+        view.applyPod(KubePod.of(Pods.pod("p").uid("u1").gpuMem(7).gpuCore(400).on("n1").annotations(AllocationCodec.encode(a, MemoryUnit.GIB)).build()));
+        assertThat(ledger.node("n1").allocatedMib(1)).isEqualTo(7 * 1024 + 512);
+        assertThat(view.malformedAllocations()).isZero();
+    }
+
     @Test void applyPod_malformedAnnotation_countedNotBooked() {
         view.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
         view.applyPod(KubePod.of(Pods.pod("p").uid("u1").gpuMem(7).on("n1").annotation(Names.ANN_ALLOCATION, "v1;node=n1;gpus=x").build()));
