@@ -4,7 +4,7 @@
 # Markdown table; docs/benchmarks.md ("extender") records runs.
 # Arguments: [nodes=5000] [pods=40000] [clients=16] [warmup-s=30] [measure-s=15] [server-threads=CPUs] [gpu-core-%=30, 0 = memory only]
 #            [policy=fragmentation (the extender's default) | binpack | spread]
-#            [uid-rule=on|off] [uid-pods-%=0] [uid-requests-%=0] [uids=4] (the share of preloaded pods and of the clients'
+#            [uid-rule=default|on|off] [uid-pods-%=0] [uid-requests-%=0] [uids=4] (the share of preloaded pods and of the clients'
 #            pods that run as one of that many UIDs; the rule on as in the product; SPLIT=1 only)
 # SPLIT=1 (the default on 2 or more CPUs) runs the servers and the load generator as two processes, pinned with
 # taskset to SERVER_CPUS (default 0) and LOAD_CPUS (default 1): the generator never takes the server's CPU.
@@ -44,7 +44,7 @@ if [ "$split" != 1 ]; then
 fi
 command -v taskset >/dev/null || { echo "taskset is missing (util-linux): apt-get install -y util-linux, or SPLIT=0" >&2; exit 2; }
 nodes=${1:-5000} pods=${2:-40000} clients=${3:-16} warmup=${4:-30} measure=${5:-15} threads=${6:-0} core=${7:-30} policy=${8:-fragmentation}
-uid_rule=${9:-on} uid_pods=${10:-0} uid_requests=${11:-0} uids=${12:-4}
+uid_rule=${9:-default} uid_pods=${10:-0} uid_requests=${11:-0} uids=${12:-4}
 out=bench/target/extender-server.out
 taskset -c "${SERVER_CPUS:-0}" "${java[@]::1}" -Xms2g -Xmx2g "${java[@]:1}" io.mpshare.bench.extender.ExtenderLoad serve \
   "$nodes" "$pods" "$([ "$threads" = 0 ] && echo 1 || echo "$threads")" "$core" "$policy" "$uid_rule" "$uid_pods" "$uid_requests" "$uids" >"$out" 2>&1 &

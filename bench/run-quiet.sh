@@ -11,9 +11,11 @@
 # extender: for each mix in MIXES (default "none uid") and each GC in GCS (default "default"), a fresh server process
 # with 5,000 nodes x 8 GPUs and 40k pods preloaded, the floor (bare JDK server, same bytes), the extender, the floor
 # again, 16 clients, WARMUP (20) s warm-up and MEASURE (10) s measured; then one summary table.
-#   mix none: the UID rule on (the product's default), no pod runs as a known UID (the filter's index path);
-#   mix uid:  the rule on, half the preloaded pods and half the clients' pods run as one of 4 UIDs (1000-1003),
-#             so a UID pod is refused on about 3 nodes in 4 with the UID reason (a reply of ~470 KB).
+#   The extender runs with its own defaults (the UID rule as ExtenderConfig.defaults() has it: on today), so the mixes
+#   below are what the product runs by default; the server's first line says which rule that was.
+#   mix none: no pod runs as a known UID (the filter's index path);
+#   mix uid:  half the preloaded pods and half the clients' pods run as one of 4 UIDs (1000-1003), so with the rule on a
+#             UID pod is refused on about 3 nodes in 4 (left out without reasons, since other nodes are kept).
 #   GCs: default (the JVM's choice: G1 on 2 CPUs), g1, parallel, serial, zgc; the server's heap is SERVER_HEAP (2g).
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
@@ -54,7 +56,7 @@ gc_flags() {
 }
 mix_args() { # serve's [uid-rule] [uid-pods-%] [uid-requests-%] [uids], then load's [uid-requests-%] [uids]
   case "$1" in
-    none) echo "on 0 0 4|0 4" ;; uid) echo "on 50 50 4|50 4" ;;
+    none) echo "default 0 0 4|0 4" ;; uid) echo "default 50 50 4|50 4" ;;
     *) echo "run-quiet: unknown mix $1 (none, uid)" >&2; exit 2 ;;
   esac
 }

@@ -30,14 +30,19 @@ public final class Nodes {
     public static Nodes node(String name) { return new Nodes(name); }
 
     /** Adds {@code n} healthy GPUs of {@code mib} each, with the next free indices. */
-    public Nodes gpus(int n, long mib) {
-        for (int i = 0; i < n; i++) gpu(mib, true);
+    public Nodes gpus(int n, long mib) { return gpus(n, mib, "NVIDIA H200"); }
+
+    /** Adds {@code n} healthy GPUs of model {@code model} (as NVML names it) and {@code mib} each. */
+    public Nodes gpus(int n, long mib, String model) {
+        for (int i = 0; i < n; i++) gpu(mib, true, model);
         return this;
     }
 
-    public Nodes gpu(long mib, boolean healthy) {
+    public Nodes gpu(long mib, boolean healthy) { return gpu(mib, healthy, "NVIDIA H200"); }
+
+    private Nodes gpu(long mib, boolean healthy, String model) {
         int idx = gpus.size();
-        gpus.add(new Gpu(idx, "GPU-" + name + "-" + idx, "NVIDIA H200", mib, healthy));
+        gpus.add(new Gpu(idx, "GPU-" + name + "-" + idx, model, mib, healthy));
         return this;
     }
 

@@ -252,12 +252,20 @@ public final class ExtenderLoad {
             if (uids < 1) throw new IllegalArgumentException("uids must be >= 1, got " + uids);
         }
 
-        /** From {@code [uid-rule on|off] [uid-pods-%] [uid-requests-%] [uids]} at {@code args[from..]}. */
+        /**
+         * From {@code [uid-rule default|on|off] [uid-pods-%] [uid-requests-%] [uids]} at {@code args[from..]}; {@code default}
+         * (also when absent) is the extender's own default ({@link ExtenderConfig#defaults}), so the benchmark runs what the
+         * product runs unless told otherwise.
+         */
         static Mix of(String[] args, int from) {
-            boolean rule = args.length <= from || !args[from].equals("off");
-            if (args.length > from && !args[from].equals("on") && !args[from].equals("off"))
-                throw new IllegalArgumentException("uid rule is on or off, got " + args[from]);
-            return new Mix(rule, arg(args, from + 1, 0), arg(args, from + 2, 0), arg(args, from + 3, 4));
+            String rule = args.length > from ? args[from] : "default";
+            boolean on = switch (rule) {
+                case "default" -> ExtenderConfig.defaults().uidRule();
+                case "on" -> true;
+                case "off" -> false;
+                default -> throw new IllegalArgumentException("uid rule is default, on or off, got " + rule);
+            };
+            return new Mix(on, arg(args, from + 1, 0), arg(args, from + 2, 0), arg(args, from + 3, 4));
         }
 
         /** The UID preloaded pod {@code p} runs as, or none. */
@@ -271,8 +279,9 @@ public final class ExtenderLoad {
         }
 
         @Override public String toString() {
-            return String.format(Locale.ROOT, "UID rule %s, %d%% of preloaded pods and %d%% of requests run as one of %d UIDs",
-                    uidRule ? "on" : "off", podPercent, requestPercent, uids);
+            return String.format(Locale.ROOT, "UID rule %s%s, %d%% of preloaded pods and %d%% of requests run as one of %d UIDs",
+                    uidRule ? "on" : "off", uidRule == ExtenderConfig.defaults().uidRule() ? " (the extender's default)" : " (not the extender's default)",
+                    podPercent, requestPercent, uids);
         }
     }
 

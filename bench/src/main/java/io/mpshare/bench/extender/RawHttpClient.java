@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The cheapest client that speaks enough HTTP/1.1 for the benchmark: one keep-alive connection, a
@@ -17,8 +18,9 @@ final class RawHttpClient implements AutoCloseable {
     private final Socket socket;
     private final OutputStream out;
     private final InputStream in;
-    private final byte[] request;
-    private final byte[] body = new byte[1 << 20];
+    private byte[] request;
+    private byte[] body = new byte[1 << 20];
+    private int lastLength;
 
     RawHttpClient(InetSocketAddress addr, String path, byte[] payload) throws IOException {
         socket = new Socket();
@@ -26,11 +28,22 @@ final class RawHttpClient implements AutoCloseable {
         socket.connect(addr);
         out = socket.getOutputStream();
         in = new BufferedInputStream(socket.getInputStream(), 1 << 16);
+        request = request(path, payload);
+    }
+
+    /** Sends {@code payload} to {@code path} on this connection and reads the whole answer ({@link #call()}). */
+    int call(String path, byte[] payload) throws IOException {
+        request = request(path, payload);
+        return call();
+    }
+
+    private static byte[] request(String path, byte[] payload) {
         byte[] head = ("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
                 + payload.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
-        request = new byte[head.length + payload.length];
+        byte[] request = new byte[head.length + payload.length];
         System.arraycopy(head, 0, request, 0, head.length);
         System.arraycopy(payload, 0, request, head.length, payload.length);
+        return request;
     }
 
     /** Sends the request and reads the whole answer; returns the body length. Throws unless the status is 200. */
@@ -45,14 +58,19 @@ final class RawHttpClient implements AutoCloseable {
             if (c > 0 && h.substring(0, c).trim().equalsIgnoreCase("content-length")) length = Integer.parseInt(h.substring(c + 1).trim());
         }
         if (length < 0) throw new IOException("no Content-Length");
+        if (length > body.length) body = new byte[length];
         int read = 0;
         while (read < length) {
-            int n = in.read(body, 0, Math.min(body.length, length - read));
+            int n = in.read(body, read, length - read);
             if (n < 0) throw new IOException("connection closed");
             read += n;
         }
+        lastLength = length;
         return length;
     }
+
+    /** The body of the last answer. */
+    byte[] lastBody() { return Arrays.copyOf(body, lastLength); }
 
     private String line() throws IOException {
         StringBuilder sb = new StringBuilder(64);

@@ -226,6 +226,12 @@ public final class FitIndex {
         public int slot(String name) { return find(t, name); }
 
         /**
+         * The name of the node in {@code slot} as the ledger's own {@code String} (its hash already computed), or null
+         * for a negative slot: a reader of names as bytes gets the ledger's key without building a String per name.
+         */
+        public String name(int slot) { return slot < 0 ? null : t.strings[slot]; }
+
+        /**
          * How many GPUs of the node in {@code slot} can take {@code needMib} MiB and {@code needCore}% now
          * (healthy, not over-booked, enough free memory and cores); {@link #ABSENT} for slot -1 or a node
          * without inventory, {@link #WIDE} for a node with more than {@link #WIDTH} GPUs.

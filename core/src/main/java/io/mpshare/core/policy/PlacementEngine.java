@@ -1,5 +1,6 @@
 package io.mpshare.core.policy;
 
+import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.AssumeResult;
 import io.mpshare.core.ledger.FitIndex;
 import io.mpshare.core.ledger.Ledger;
@@ -9,6 +10,7 @@ import io.mpshare.core.model.PodKey;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -148,16 +150,82 @@ public final class PlacementEngine {
         IndexedOutcome o = filter(d, buf, off, len, hashes, count);
         String own = ownNodeRefused(self, d, o.failed(), o.unresolvable());
         if (own == null) return o;
-        byte[] nb = own.getBytes(StandardCharsets.UTF_8);
-        for (int i = 0; i < count; i++) {
-            if (len[i] != nb.length || !java.util.Arrays.equals(buf, off[i], off[i] + len[i], nb, 0, nb.length)) continue;
-            int[] fits = o.fits();
-            int at = o.fitCount();
-            while (at > 0 && fits[at - 1] > i) { fits[at] = fits[at - 1]; at--; }
-            fits[at] = i;
-            return new IndexedOutcome(fits, o.fitCount() + 1, o.failed(), o.unresolvable());
+        int at = position(own, buf, off, len, count);
+        return at < 0 ? o : new IndexedOutcome(o.fits(), insert(o.fits(), o.fitCount(), at), o.failed(), o.unresolvable());
+    }
+
+    /** Which refusals a filter spells out. */
+    public enum Reasons {
+        /** A reason for every node refused. */
+        ALWAYS,
+        /**
+         * Reasons only when no node is kept: with a node kept, the refused ones are left out without a reason (the
+         * outcome's maps are empty). kube-scheduler reads the reasons only when a pod fits nowhere (its FailedScheduling
+         * event, preemption's candidates) and drops them when a node passes, and building them (a String and a map
+         * entry per refused node, the bytes of the reply) is most of a filter's cost where many nodes are full.
+         */
+        WHEN_NONE_KEPT
+    }
+
+    /**
+     * {@link #filter(GpuDemand, byte[], int[], int[], int[], int, PodKey)} with the refusals {@code reasons} asks for.
+     * {@link Reasons#WHEN_NONE_KEPT} keeps exactly the nodes {@link Reasons#ALWAYS} keeps: a node the index counts
+     * too little room (exact for nodes of up to {@link FitIndex#WIDTH} GPUs), a UID conflict or no inventory is
+     * refused without its snapshot, other nodes are asked {@link PlacementPolicy#fits}, and the node of
+     * {@code self}'s own booking is judged without it; when nothing is kept the filter runs again with every reason.
+     */
+    public IndexedOutcome filter(GpuDemand d, byte[] buf, int[] off, int[] len, int[] hashes, int count, PodKey self, Reasons reasons) {
+        if (reasons == Reasons.ALWAYS) return filter(d, buf, off, len, hashes, count, self);
+        long uid = indexUid(d);
+        int[] fits = new int[count];
+        int m = 0;
+        FitIndex.View v = ledger.fitIndex().view();
+        int[] slots = fits; // as in filter: slots[i] is read before fits[m] is written, and m <= i
+        if (uid != SNAPSHOTS) {
+            if (hashes == null) for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i]);
+            else for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i], hashes[i]);
         }
-        return o;
+        long mib = d.chargeMib();
+        int core = d.chargeCore(), k = d.gpuCount();
+        boolean refused = false;
+        for (int i = 0; i < count; i++) {
+            int room = uid == SNAPSHOTS ? FitIndex.WIDE : v.room(slots[i], mib, core, k, uid);
+            if (room >= k) { fits[m++] = i; continue; }
+            if ((room == FitIndex.WIDE || room == FitIndex.UID_UNSURE) // the index cannot say: the node's snapshot does
+                    && keeps(ledger.node(new String(buf, off[i], len[i], StandardCharsets.UTF_8)), d)) { fits[m++] = i; continue; }
+            refused = true;
+        }
+        if (refused && self != null) { // the pod's own booking counted against its node: judged again without it
+            var own = ledger.allocation(self);
+            int at = own.isEmpty() ? -1 : position(own.get().node(), buf, off, len, count);
+            if (at >= 0 && Arrays.binarySearch(fits, 0, m, at) < 0) {
+                NodeState s = ledger.node(own.get().node());
+                if (s != null && keeps(s.exceptPod(self), d)) m = insert(fits, m, at);
+            }
+        }
+        if (m == 0 && count > 0) return filter(d, buf, off, len, hashes, count, self); // refused everywhere: every reason
+        return new IndexedOutcome(fits, m, Map.of(), Map.of());
+    }
+
+    /** What {@link #judge} keeps, without the reason of a refusal. */
+    private boolean keeps(NodeState s, GpuDemand d) {
+        return s != null && (policy.fits(s, d) || policy.evaluate(s, d) instanceof Evaluation.Fits);
+    }
+
+    /** The position of {@code name} among the names in {@code buf}, or -1. */
+    private static int position(String name, byte[] buf, int[] off, int[] len, int count) {
+        byte[] nb = name.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < count; i++)
+            if (len[i] == nb.length && Arrays.equals(buf, off[i], off[i] + len[i], nb, 0, nb.length)) return i;
+        return -1;
+    }
+
+    /** Inserts position {@code at} into the ascending {@code fits[0..m)} (which has room for it); the new count. */
+    private static int insert(int[] fits, int m, int at) {
+        int i = m;
+        while (i > 0 && fits[i - 1] > at) { fits[i] = fits[i - 1]; i--; }
+        fits[i] = at;
+        return m + 1;
     }
 
     /** {@link #filter(GpuDemand, List)} for the pod {@code self}, its own booking not counted (as above). */
@@ -225,9 +293,35 @@ public final class PlacementEngine {
 
     /** The same for the pod {@code self}: its own booking does not count against it (null: no pod to leave out). */
     public List<NodeScore> prioritize(GpuDemand d, List<String> nodeNames, PodKey self) {
-        NodeState[] states = snapshots(nodeNames);
-        String own = self == null ? null : ledger.allocation(self).map(io.mpshare.core.ledger.Allocation::node).orElse(null);
-        if (own != null) for (int i = 0; i < states.length; i++) if (states[i] != null && own.equals(nodeNames.get(i))) states[i] = states[i].exceptPod(self);
+        String[] names = nodeNames.toArray(String[]::new);
+        int[] scores = scores(d, names, self);
+        List<NodeScore> out = new ArrayList<>(names.length);
+        for (int i = 0; i < names.length; i++) out.add(new NodeScore(names[i], scores[i]));
+        return out;
+    }
+
+    /**
+     * {@link #prioritize(GpuDemand, List, PodKey)} over names given as UTF-8 bytes, as {@link #filter(GpuDemand, byte[],
+     * int[], int[], int[], int, PodKey)} takes them ({@code hashes} may be null): the score of each position. A name
+     * the ledger knows is looked up as the ledger's own {@code String} ({@link FitIndex.View#name}), so no String is
+     * built and hashed per node.
+     */
+    public int[] prioritize(GpuDemand d, byte[] buf, int[] off, int[] len, int[] hashes, int count, PodKey self) {
+        FitIndex.View v = ledger.fitIndex().view();
+        String[] names = new String[count];
+        for (int i = 0; i < count; i++) {
+            String known = v.name(hashes == null ? v.slot(buf, off[i], len[i]) : v.slot(buf, off[i], len[i], hashes[i]));
+            names[i] = known != null ? known : new String(buf, off[i], len[i], StandardCharsets.UTF_8);
+        }
+        return scores(d, names, self);
+    }
+
+    /** Scores of {@link #prioritize(GpuDemand, List, PodKey)} by position. */
+    private int[] scores(GpuDemand d, String[] names, PodKey self) {
+        NodeState[] states = new NodeState[names.length];
+        for (int i = 0; i < names.length; i++) states[i] = ledger.node(names[i]); // a tight pass, as snapshots() does
+        String own = self == null ? null : ledger.allocation(self).map(Allocation::node).orElse(null);
+        if (own != null) for (int i = 0; i < states.length; i++) if (states[i] != null && own.equals(names[i])) states[i] = states[i].exceptPod(self);
         PlacementPolicy p = self == null ? policy : policy.forPod(self);
         long[] raw = new long[states.length];
         long min = Long.MAX_VALUE, max = Long.MIN_VALUE;
@@ -236,13 +330,11 @@ public final class PlacementEngine {
             raw[i] = score;
             if (score != PlacementPolicy.NO_FIT) { min = Math.min(min, score); max = Math.max(max, score); }
         }
-        List<NodeScore> out = new ArrayList<>(raw.length);
-        for (int i = 0; i < raw.length; i++) {
+        int[] out = new int[raw.length];
+        for (int i = 0; i < raw.length; i++)
             // the best raw score alone gets MAX_SCORE (others at most one less), so the policy's choice stays first
-            int score = raw[i] == PlacementPolicy.NO_FIT ? 0
+            out[i] = raw[i] == PlacementPolicy.NO_FIT ? 0
                     : raw[i] == max ? MAX_SCORE : (int) Math.min(MAX_SCORE - 1, Math.round((double) (raw[i] - min) * MAX_SCORE / (double) (max - min)));
-            out.add(new NodeScore(nodeNames.get(i), score));
-        }
         return out;
     }
 

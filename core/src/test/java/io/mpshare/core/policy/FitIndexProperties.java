@@ -203,6 +203,26 @@ class FitIndexProperties {
         assertThat(kept).as("%s filter by bytes", e.policy().name()).isEqualTo(fits);
         assertThat(io.failed()).isEqualTo(failed);
         assertThat(io.unresolvable().keySet()).isEqualTo(unresolvable.keySet());
+
+        // reasons only when none is kept: the same nodes kept; no reasons beside them, every reason without them
+        var lazy = e.filter(d, buf.toByteArray(), off, len, null, names.size(), null, PlacementEngine.Reasons.WHEN_NONE_KEPT);
+        assertThat(java.util.Arrays.copyOf(lazy.fits(), lazy.fitCount())).as("%s filter, reasons when none kept", e.policy().name())
+                .containsExactly(java.util.Arrays.copyOf(io.fits(), io.fitCount()));
+        if (lazy.fitCount() > 0) assertThat(lazy.failed()).isEmpty();
+        else assertThat(lazy.failed()).isEqualTo(failed);
+        if (lazy.fitCount() > 0) assertThat(lazy.unresolvable()).isEmpty();
+        else assertThat(lazy.unresolvable().keySet()).isEqualTo(unresolvable.keySet());
+
+        // prioritize by bytes scores each position as prioritize by name does, known names looked up as the ledger's own
+        byte[] bytes = buf.toByteArray();
+        int[] scores = e.prioritize(d, bytes, off, len, null, names.size(), null);
+        assertThat(scores).as("%s prioritize by bytes", e.policy().name())
+                .containsExactly(e.prioritize(d, names).stream().mapToInt(PlacementEngine.NodeScore::score).toArray());
+        FitIndex.View v = e.ledger().fitIndex().view();
+        for (int i = 0; i < names.size(); i++) {
+            int slot = v.slot(bytes, off[i], len[i]);
+            assertThat(v.name(slot)).as("name of %s's slot", names.get(i)).isEqualTo(slot < 0 ? null : names.get(i));
+        }
     }
 
     @Test

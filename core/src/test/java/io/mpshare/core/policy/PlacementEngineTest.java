@@ -56,6 +56,46 @@ class PlacementEngineTest {
         assertThat(binpack.prioritize(d, List.of("full", "empty"), own)).allSatisfy(sc -> assertThat(sc.score()).isPositive());
     }
 
+    /** Names as a request body holds them: "a""b"..., with their positions. */
+    private record Body(byte[] buf, int[] off, int[] len) {
+        static Body of(List<String> names) {
+            var b = new StringBuilder();
+            int[] off = new int[names.size()], len = new int[names.size()];
+            for (int i = 0; i < names.size(); i++) { b.append('"'); off[i] = b.length(); len[i] = names.get(i).length(); b.append(names.get(i)).append('"'); }
+            return new Body(b.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), off, len);
+        }
+    }
+
+    @Test
+    void filter_reasonsWhenNoneKept_keptNodesWithoutReasons_noneKeptEveryReason() {
+        Body all = Body.of(ALL);
+        var lazy = binpack.filter(gib(7), all.buf(), all.off(), all.len(), null, ALL.size(), null, PlacementEngine.Reasons.WHEN_NONE_KEPT);
+        assertThat(java.util.Arrays.copyOf(lazy.fits(), lazy.fitCount())).containsExactly(1, 2, 3); // tight, half, empty
+        assertThat(lazy.failed()).isEmpty();
+        assertThat(lazy.unresolvable()).isEmpty();
+
+        List<String> refused = List.of("full", "small", "unknown");
+        Body none = Body.of(refused);
+        var everyReason = binpack.filter(gib(7), none.buf(), none.off(), none.len(), null, 3, null, PlacementEngine.Reasons.WHEN_NONE_KEPT);
+        var always = binpack.filter(gib(7), none.buf(), none.off(), none.len(), null, 3, null, PlacementEngine.Reasons.ALWAYS);
+        assertThat(everyReason.fitCount()).isZero();
+        assertThat(everyReason.failed()).isEqualTo(always.failed()).containsOnlyKeys("full");
+        assertThat(everyReason.unresolvable()).isEqualTo(always.unresolvable()).containsOnlyKeys("small", "unknown");
+    }
+
+    /** Without reasons too, the node the pod's own booking fills is kept for that pod, in its place among the others. */
+    @Test
+    void filter_reasonsWhenNoneKept_ownBookingFillsNode_keptInOrder() {
+        var own = PodKey.of("default", "f");
+        var d = ledger.allocation(own).orElseThrow().demand();
+        Body b = Body.of(List.of("empty", "full", "small"));
+        var forItself = binpack.filter(d, b.buf(), b.off(), b.len(), null, 3, own, PlacementEngine.Reasons.WHEN_NONE_KEPT);
+        var forOther = binpack.filter(d, b.buf(), b.off(), b.len(), null, 3, PodKey.of("default", "other"), PlacementEngine.Reasons.WHEN_NONE_KEPT);
+        assertThat(java.util.Arrays.copyOf(forItself.fits(), forItself.fitCount())).containsExactly(0, 1);
+        assertThat(java.util.Arrays.copyOf(forOther.fits(), forOther.fitCount())).containsExactly(0);
+        assertThat(forOther.failed()).isEmpty();
+    }
+
     @Test
     void prioritize_binpack_scoresZeroToTenTightestHighest() {
         var scores = binpack.prioritize(gib(7), ALL);

@@ -1,6 +1,7 @@
 package io.mpshare.scheduler.http;
 
 import io.mpshare.core.Names;
+import io.mpshare.core.policy.PlacementEngine.Reasons;
 import io.mpshare.scheduler.bind.BindOutcome;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.cluster.StaleRoomCheck;
@@ -61,6 +62,7 @@ final class VerbCalls {
     private final WireReader reader = new WireReader();
     private final PreemptWire preemptWire = new PreemptWire(reader);
     private final WireWriter writer = new WireWriter();
+    private final PriorityReply priorityReply = new PriorityReply();
     private final ThreadLocal<Body> bodies = ThreadLocal.withInitial(Body::new);
 
     VerbCalls(Verbs verbs, Binder binder, ExtenderMetrics metrics, BooleanSupplier ready, StaleRoomCheck recheck, long maxBody,
@@ -164,12 +166,15 @@ final class VerbCalls {
         Ask ask = verbs.ask(args.pod());
         long seq = refusals.sequence();
         RawNames raw = args.rawNames();
-        if (raw != null) { // the common case: names looked up and echoed as bytes
-            Verbs.IndexedFilterAnswer a = verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
+        if (raw != null) { // the common case: names looked up and echoed as bytes; reasons only when none is kept
+            Verbs.IndexedFilterAnswer a = verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count(), Reasons.WHEN_NONE_KEPT);
             if (a.error().isEmpty() && a.fitCount() == 0 && !a.failed().isEmpty() && recheck.refresh(a.failed().keySet()) > 0)
-                a = verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
-            if (a.fitCount() > 0 && hold != null && hold.active() && ask instanceof Ask.Gpu g)
+                a = verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count(), Reasons.WHEN_NONE_KEPT);
+            if (a.fitCount() > 0 && hold != null && hold.active() && ask instanceof Ask.Gpu g) {
                 a = hold.apply(g, a, raw.buf(), raw.off(), raw.len());
+                if (a.fitCount() == 0) // every kept node is held for a nominee: now the pod fits nowhere, and every refusal needs its reason
+                    a = hold.apply(g, verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count(), Reasons.ALWAYS), raw.buf(), raw.off(), raw.len());
+            }
             count(args, a.error(), a.fitCount() == 0 && raw.count() > 0);
             note(ask, a.fitCount() > 0, a.failed(), a.unresolvable(), seq);
             writer.filterResult(out, a, raw);
@@ -207,12 +212,22 @@ final class VerbCalls {
     private void prioritize(Body body, ByteArrayOutputStream out) {
         try {
             ExtenderArgs args = reader.extenderArgs(body.bytes, body.length);
-            Verbs.PrioritizeAnswer a = verbs.prioritize(verbs.ask(args.pod()), args.nodeNames());
-            if (!a.error().isEmpty()) {
-                metrics.failure(Names.EXTENDER_VERB_PRIORITIZE, "bad_pod");
-                LOG.log(Level.WARNING, "prioritize pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), a.error());
+            RawNames raw = args.rawNames();
+            String error;
+            if (raw != null) { // the common case: names looked up and echoed as bytes, as in filter
+                Verbs.IndexedPrioritizeAnswer a = verbs.prioritize(verbs.ask(args.pod()), raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count());
+                error = a.error();
+                if (error.isEmpty()) priorityReply.write(out, a.scores(), raw);
+                else writer.priorities(out, List.of());
+            } else {
+                Verbs.PrioritizeAnswer a = verbs.prioritize(verbs.ask(args.pod()), args.nodeNames());
+                error = a.error();
+                writer.priorities(out, a.scores());
             }
-            writer.priorities(out, a.scores());
+            if (!error.isEmpty()) {
+                metrics.failure(Names.EXTENDER_VERB_PRIORITIZE, "bad_pod");
+                LOG.log(Level.WARNING, "prioritize pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), error);
+            }
         } catch (WireException e) {
             metrics.failure(Names.EXTENDER_VERB_PRIORITIZE, "bad_request");
             LOG.log(Level.WARNING, "prioritize error={0}", e.getMessage());

@@ -154,11 +154,17 @@ public final class HostRoom {
     /** The node's free memory (MiB) before {@code self}, or {@link FragmentationPolicy#CPU_UNKNOWN}. */
     public long memoryLeft(NodeState s, PodKey self) { return left(s, self, false); }
 
+    /** A policy's answer for a node given its free CPU and memory and the pod's own request, as {@link FragmentationPolicy} takes them. */
+    @FunctionalInterface
+    public interface Evaluator {
+        Evaluation evaluate(NodeState s, GpuDemand d, long cpuLeft, long podCpu, long memLeft, long podMem);
+    }
+
     /**
      * {@code policy}'s evaluation of {@code d} for the pod {@code self} (asking {@code ask}) on {@code s}, with the
      * node's free CPU and memory: what prioritize scores and bind books with.
      */
-    public Evaluation evaluate(FragmentationPolicy policy, NodeState s, GpuDemand d, PodKey self, HostAsk ask) {
+    public Evaluation evaluate(Evaluator policy, NodeState s, GpuDemand d, PodKey self, HostAsk ask) {
         Entry e = nodes.get(s.name());
         if (e == null) return policy.evaluate(s, d, UNKNOWN, ask.cpuMilli(), UNKNOWN, ask.memoryMib());
         Room r = e.room;

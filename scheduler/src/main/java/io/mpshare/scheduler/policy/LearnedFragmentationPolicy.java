@@ -57,7 +57,8 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
     private record Seen(GpuDemand demand, HostAsk ask) {}
     private final LinkedHashMap<PodKey, Seen> recent;
     private int sinceRebuild;
-    private volatile FragmentationPolicy current;
+    /** The policy of the current mix and the evaluations it made (prioritize and bind read them: {@link EvaluationMemo}). */
+    private volatile EvaluationMemo current;
 
     public LearnedFragmentationPolicy(boolean uidRule, int window, int rebuildEvery) { this(uidRule, new HostRoom(), PRIOR, window, rebuildEvery); }
 
@@ -75,7 +76,7 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
         this.recent = new LinkedHashMap<>(16, 0.75f, true) {
             @Override protected boolean removeEldestEntry(Map.Entry<PodKey, Seen> eldest) { return size() > LearnedFragmentationPolicy.this.window; }
         };
-        this.current = new FragmentationPolicy(Objects.requireNonNull(start, "start"), FragmentationPolicy.DEFAULT_TOLERANCE, uidRule);
+        this.current = new EvaluationMemo(new FragmentationPolicy(Objects.requireNonNull(start, "start"), FragmentationPolicy.DEFAULT_TOLERANCE, uidRule));
     }
 
     public LearnedFragmentationPolicy(boolean uidRule) { this(uidRule, DEFAULT_WINDOW, DEFAULT_REBUILD_EVERY); }
@@ -101,7 +102,7 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
             if (before != null && before.demand().equals(demand)) return;
             if (++sinceRebuild < rebuildEvery) return;
             sinceRebuild = 0;
-            current = new FragmentationPolicy(mixOf(), FragmentationPolicy.DEFAULT_TOLERANCE, uidRule);
+            current = new EvaluationMemo(new FragmentationPolicy(mixOf(), FragmentationPolicy.DEFAULT_TOLERANCE, uidRule));
         }
     }
 
@@ -127,11 +128,12 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
      * request ({@link HostRoom}); prioritize scores and bind books with it ({@code PlacementEngine}).
      */
     @Override public PlacementPolicy forPod(PodKey pod) {
-        FragmentationPolicy p = current;
+        EvaluationMemo memo = current;
+        FragmentationPolicy p = memo.policy();
         HostAsk ask = host.ask(pod);
         return new PlacementPolicy() {
             @Override public String name() { return p.name(); }
-            @Override public Evaluation evaluate(NodeState node, GpuDemand demand) { return host.evaluate(p, node, demand, pod, ask); }
+            @Override public Evaluation evaluate(NodeState node, GpuDemand demand) { return host.evaluate(memo, node, demand, pod, ask); }
             @Override public boolean fits(NodeState node, GpuDemand demand) { return p.fits(node, demand); }
             @Override public long score(NodeState node, GpuDemand demand) { // prioritize sees the nodes filter kept: no fits pre-check
                 return evaluate(node, demand) instanceof Evaluation.Fits f ? f.score() : NO_FIT;
@@ -141,15 +143,15 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
     }
 
     /** The policy in use now (its mix is {@link #PRIOR} until {@code rebuildEvery} GPU pods were seen). */
-    public FragmentationPolicy current() { return current; }
+    public FragmentationPolicy current() { return current.policy(); }
 
-    @Override public String name() { return current.name(); }
+    @Override public String name() { return current().name(); }
 
-    @Override public Evaluation evaluate(NodeState node, GpuDemand demand) { return current.evaluate(node, demand); }
+    @Override public Evaluation evaluate(NodeState node, GpuDemand demand) { return current().evaluate(node, demand); }
 
-    @Override public long score(NodeState node, GpuDemand demand) { return current.score(node, demand); }
+    @Override public long score(NodeState node, GpuDemand demand) { return current().score(node, demand); }
 
-    @Override public boolean fits(NodeState node, GpuDemand demand) { return current.fits(node, demand); }
+    @Override public boolean fits(NodeState node, GpuDemand demand) { return current().fits(node, demand); }
 
     /** FragmentationPolicy fits a node exactly when enough GPUs have room (and, with the UID rule, no conflict). */
     @Override public boolean fitsByRoom(GpuDemand demand) { return !uidRule || demand.runAsUser().isEmpty(); }

@@ -11,6 +11,7 @@ import io.mpshare.scheduler.cycle.AskReader;
 import io.mpshare.scheduler.cycle.HeldRoom;
 import io.mpshare.scheduler.cycle.PipelineHolds;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +70,11 @@ public final class Verbs {
     public record IndexedFilterAnswer(int[] fits, int fitCount, Map<String, String> failed, Map<String, String> unresolvable, String error) {}
 
     public IndexedFilterAnswer filter(Ask ask, byte[] buf, int[] off, int[] len, int[] hashes, int count) {
+        return filter(ask, buf, off, len, hashes, count, PlacementEngine.Reasons.ALWAYS);
+    }
+
+    /** {@link #filter(Ask, byte[], int[], int[], int[], int)} spelling out the refusals {@code reasons} asks for. */
+    public IndexedFilterAnswer filter(Ask ask, byte[] buf, int[] off, int[] len, int[] hashes, int count, PlacementEngine.Reasons reasons) {
         return switch (ask) {
             case Ask.None n -> {
                 int[] all = new int[count];
@@ -77,7 +83,7 @@ public final class Verbs {
             }
             case Ask.Bad b -> new IndexedFilterAnswer(new int[0], 0, Map.of(), Map.of(), b.reason());
             case Ask.Gpu g -> {
-                PlacementEngine.IndexedOutcome o = engine.filter(g.demand(), buf, off, len, hashes, count, g.pod().key());
+                PlacementEngine.IndexedOutcome o = engine.filter(g.demand(), buf, off, len, hashes, count, g.pod().key(), reasons);
                 yield new IndexedFilterAnswer(o.fits(), o.fitCount(), o.failed(), o.unresolvable(), "");
             }
         };
@@ -121,6 +127,48 @@ public final class Verbs {
         List<NodeScore> lifted = new ArrayList<>(out.size()); // the best node left keeps the top place a hold needs
         for (NodeScore s : out) lifted.add(s.score() == top ? new NodeScore(s.node(), PlacementEngine.MAX_SCORE) : s);
         return lifted;
+    }
+
+    /** A prioritize answer over names given as bytes: the score of each position, or an error. */
+    public record IndexedPrioritizeAnswer(int[] scores, String error) {}
+
+    /**
+     * {@link #prioritize(Ask, List)} over names given as bytes, as the filter takes them
+     * ({@link PlacementEngine#prioritize(GpuDemand, byte[], int[], int[], int[], int, PodKey)}): no String per node.
+     */
+    public IndexedPrioritizeAnswer prioritize(Ask ask, byte[] buf, int[] off, int[] len, int[] hashes, int count) {
+        return switch (ask) {
+            case Ask.None n -> new IndexedPrioritizeAnswer(new int[count], "");
+            case Ask.Bad b -> new IndexedPrioritizeAnswer(new int[0], b.reason());
+            case Ask.Gpu g -> {
+                int[] scores = engine.prioritize(g.demand(), buf, off, len, hashes, count, g.pod().key());
+                if (held.active()) unheld(g, scores, buf, off, len, count);
+                if (holds.enabled()) {
+                    int top = -1;
+                    for (int i = 0; i < count; i++) {
+                        if (scores[i] < PlacementEngine.MAX_SCORE) continue;
+                        if (top < 0) top = i; else scores[i] = PlacementEngine.MAX_SCORE - 1;
+                    }
+                    holds.hold(g, top < 0 ? null : new String(buf, off[top], len[top], StandardCharsets.UTF_8));
+                }
+                yield new IndexedPrioritizeAnswer(scores, "");
+            }
+        };
+    }
+
+    /** {@link #unheld(Ask.Gpu, List)} over positions: names are built only for nodes that scored, and only while a hold is active. */
+    private void unheld(Ask.Gpu g, int[] scores, byte[] buf, int[] off, int[] len, int count) {
+        boolean changed = false;
+        for (int i = 0; i < count; i++) {
+            if (scores[i] == 0 || held.refusal(g, new String(buf, off[i], len[i], StandardCharsets.UTF_8)) == null) continue;
+            scores[i] = 0;
+            changed = true;
+        }
+        if (!changed) return;
+        int top = 0;
+        for (int i = 0; i < count; i++) top = Math.max(top, scores[i]);
+        if (top == 0 || top == PlacementEngine.MAX_SCORE) return;
+        for (int i = 0; i < count; i++) if (scores[i] == top) scores[i] = PlacementEngine.MAX_SCORE; // the best node left keeps the top place a hold needs
     }
 
     private List<NodeScore> holding(Ask.Gpu g, List<NodeScore> scores) {

@@ -121,7 +121,9 @@ class ExtenderMockServerIT {
         JsonNode f = post("filter", filterArgs("job-0", "default"));
         assertThat(f.get("Error").asString()).isEmpty();
         assertThat(f.get("NodeNames")).hasSize(2);
-        assertThat(f.get("FailedAndUnresolvableNodes").get("cpu-1").asString()).contains("publishes no mpshare GPU inventory");
+        assertThat(f.get("FailedAndUnresolvableNodes").isEmpty()).as("no reasons once a node is kept").isTrue();
+        JsonNode cpuOnly = post("filter", filterArgs("job-0", "default").replace("\"NodeNames\":[\"n1\",\"n2\",\"cpu-1\"]", "\"NodeNames\":[\"cpu-1\"]"));
+        assertThat(cpuOnly.get("FailedAndUnresolvableNodes").get("cpu-1").asString()).contains("publishes no mpshare GPU inventory");
 
         String uid = client.pods().inNamespace("default").withName("job-0").get().getMetadata().getUid(); // the mock assigns its own
         String bindArgs = "{\"PodName\":\"job-0\",\"PodNamespace\":\"default\",\"PodUID\":\"" + uid + "\",\"Node\":\"n1\"}";

@@ -77,6 +77,10 @@ class ExtenderHttpIT {
         try (var in = ExtenderHttpIT.class.getResourceAsStream("/kube-scheduler/" + name)) { return new String(in.readAllBytes(), StandardCharsets.UTF_8); }
     }
 
+    /**
+     * Two of five nodes kept: the refused three are left out without reasons (kube-scheduler drops them when a node
+     * passes); asked of the refused three alone, each gets its reason.
+     */
     @Test void filter_fullPod_answersWithGoFieldNamesAndReasons() throws Exception {
         var r = post("filter", resource("filter-args.json"));
         assertThat(r.statusCode()).isEqualTo(200);
@@ -85,6 +89,14 @@ class ExtenderHttpIT {
         assertThat(j.get("Error").asString()).isEmpty();
         assertThat(j.get("Nodes").isNull()).isTrue();
         assertThat(strings(j.get("NodeNames"))).containsExactly("gpu-a", "gpu-b");
+        assertThat(j.get("FailedNodes").isEmpty()).isTrue();
+        assertThat(j.get("FailedAndUnresolvableNodes").isEmpty()).isTrue();
+
+        String refusedOnly = resource("filter-args.json").replace("\"NodeNames\": [\"gpu-a\", \"gpu-b\", ", "\"NodeNames\": [");
+        assertThat(refusedOnly).contains("\"NodeNames\": [\"gpu-full\", \"cpu-only\", \"gpu-small\"]");
+        j = JSON.readTree(post("filter", refusedOnly).body());
+        assertThat(j.get("Error").asString()).isEmpty();
+        assertThat(strings(j.get("NodeNames"))).isEmpty();
         assertThat(j.get("FailedNodes").get("gpu-full").asString()).doesNotContain("gpu-full").contains("7.5 GiB");
         assertThat(j.get("FailedAndUnresolvableNodes").get("cpu-only").asString()).contains("ack.node.gpu.schedule=mps");
         assertThat(j.get("FailedAndUnresolvableNodes").get("gpu-small").asString()).contains("the largest has 4 GiB");

@@ -71,6 +71,10 @@ class FilterUidRuleIT {
 
     @AfterEach void stop() { server.close(); }
 
+    /**
+     * The nodes kept for each UID; the others are left out without reasons since a node was kept. Asked of the refused
+     * nodes alone (the pod then fits nowhere), each says why: the UID, or the room first on the full node.
+     */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
             pod of UID 1000     | 1000 | uid-1000,no-uid          | uid-1001,two-uids
@@ -79,17 +83,16 @@ class FilterUidRuleIT {
             pod without UID     |   -1 | uid-1000,uid-1001,two-uids,no-uid |
             """)
     void filter_podUid_keepsNodesOfItsUidOrNone_refusesOthersWithTheUidReason(String name, long uid, String kept, String uidRefused) throws Exception {
-        String sc = uid < 0 ? "{}" : "{\"runAsUser\":" + uid + "}";
-        String body = "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u\"},\"spec\":{\"securityContext\":" + sc
-                + ",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"aliyun.com/gpu-mem\":\"7\"}}}]}},"
-                + "\"NodeNames\":[\"uid-1000\",\"uid-1001\",\"two-uids\",\"no-uid\",\"full-1000\"]}";
-        var r = http.send(HttpRequest.newBuilder(URI.create(base + "filter")).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        JsonNode j = ExtenderHttpIT.JSON.readTree(r.body());
+        List<String> all = List.of("uid-1000", "uid-1001", "two-uids", "no-uid", "full-1000");
+        JsonNode j = filter(uid, all);
         assertThat(j.get("Error").asString()).isEmpty();
-        List<String> names = new ArrayList<>();
-        j.get("NodeNames").forEach(n -> names.add(n.asString()));
-        assertThat(names).as(name).containsExactly(kept.split(","));
+        assertThat(strings(j.get("NodeNames"))).as(name).containsExactly(kept.split(","));
+        assertThat(j.get("FailedNodes").isEmpty()).as(name).isTrue();
+
+        List<String> refused = new ArrayList<>(all);
+        refused.removeAll(List.of(kept.split(",")));
+        j = filter(uid, refused);
+        assertThat(strings(j.get("NodeNames"))).as(name).isEmpty();
         JsonNode failed = j.get("FailedNodes");
         List<String> refusedForUid = new ArrayList<>();
         failed.properties().forEach(e -> { if (e.getValue().asString().contains("serves another UID")) refusedForUid.add(e.getKey()); });
@@ -98,5 +101,21 @@ class FilterUidRuleIT {
             assertThat(failed.get(n).asString()).isEqualTo("its MPS daemon serves another UID (one UID at a time): run as that UID, or wait; pod runs as UID " + uid);
         // the full node is refused for its room first, whatever the UIDs
         assertThat(failed.get("full-1000").asString()).as(name).contains("GiB free").doesNotContain("UID");
+    }
+
+    private JsonNode filter(long uid, List<String> nodes) throws Exception {
+        String sc = uid < 0 ? "{}" : "{\"runAsUser\":" + uid + "}";
+        String body = "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u\"},\"spec\":{\"securityContext\":" + sc
+                + ",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"aliyun.com/gpu-mem\":\"7\"}}}]}},"
+                + "\"NodeNames\":[\"" + String.join("\",\"", nodes) + "\"]}";
+        var r = http.send(HttpRequest.newBuilder(URI.create(base + "filter")).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return ExtenderHttpIT.JSON.readTree(r.body());
+    }
+
+    private static List<String> strings(JsonNode array) {
+        List<String> out = new ArrayList<>();
+        array.forEach(n -> out.add(n.asString()));
+        return out;
     }
 }

@@ -110,7 +110,7 @@ class HostRoomTest {
         room.applyPod(KubePod.of(Pods.pod("p").cpu("3").build()));
         NodeState s = ledger.node("n1");
         GpuDemand d = GpuDemand.simple(8_192, 0, 1, 0);
-        var withHost = room.evaluate(policy, s, d, key("p"), room.ask(key("p")));
+        var withHost = room.evaluate(policy::evaluate, s, d, key("p"), room.ask(key("p")));
         var gpuOnly = policy.evaluate(s, d);
         assertThat(withHost).isInstanceOf(io.mpshare.core.policy.Evaluation.Fits.class);
         assertThat(((io.mpshare.core.policy.Evaluation.Fits) withHost).score())

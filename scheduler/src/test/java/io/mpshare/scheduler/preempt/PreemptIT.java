@@ -150,6 +150,11 @@ class PreemptIT {
         JsonNode lower = filter(pending("late", 0, 6), "n1");
         assertThat(lower.get("NodeNames").isEmpty()).isTrue();
         assertThat(lower.get("FailedNodes").get("n1").asString()).contains("nominated", "default/q");
+        // the hold refuses the only node the ledger kept: the pod fits nowhere now, so the other node's reason comes too
+        JsonNode both = filter(pending("late", 0, 6), "n1", "n2");
+        assertThat(both.get("NodeNames").isEmpty()).isTrue();
+        assertThat(both.get("FailedNodes").get("n1").asString()).contains("nominated", "default/q");
+        assertThat(both.get("FailedNodes").get("n2").asString()).contains("GiB free");
 
         assertThat(filter(q, "n1").get("NodeNames").get(0).asString()).isEqualTo("n1");
         assertThat(filter(pending("higher", 5000, 6), "n1").get("NodeNames").get(0).asString()).isEqualTo("n1");

@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.Executors;
 
 /**
@@ -38,9 +39,9 @@ public final class BurstBench {
             var cpu0 = cpuSeconds(cluster.controlPlane());
             double plain = rate(c, pods("plain", 0, 120), 120);
             var cpu1 = cpuSeconds(cluster.controlPlane());
-            Map<String, double[]> before = verbTimes(ext);
+            Map<String, double[]> before = verbTimes(cluster, ext);
             double gpu = rate(c, gpuBurst(""), 120);
-            Map<String, double[]> after = verbTimes(ext);
+            Map<String, double[]> after = verbTimes(cluster, ext);
             var cpu2 = cpuSeconds(cluster.controlPlane());
             System.out.printf("kube-scheduler alone, 120 pods without GPU: %.1f pods/s%n", plain);
             System.out.printf("through the extender, 120 GPU pods:        %.1f pods/s%n", gpu);
@@ -59,33 +60,19 @@ public final class BurstBench {
     }
 
     /** Per verb: total seconds and calls of mpshare_extender_request_duration_seconds, from the extender's /metrics. */
-    static Map<String, double[]> verbTimes(Components.Extender ext) throws Exception {
-        String text = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(ext.url() + "/metrics")).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-        Map<String, double[]> out = new java.util.TreeMap<>();
-        var m = java.util.regex.Pattern.compile("^mpshare_extender_request_duration_seconds_(sum|count)\\{verb=\"([a-z]+)\"\\} (\\S+)$",
-                java.util.regex.Pattern.MULTILINE).matcher(text);
-        while (m.find()) out.computeIfAbsent(m.group(2), k -> new double[2])[m.group(1).equals("sum") ? 0 : 1] = Double.parseDouble(m.group(3));
-        return out;
-    }
-
-    /** CPU seconds (user + system) each child process and this JVM have used so far, from /proc/PID/stat (Linux; empty elsewhere). */
-    static Map<String, Double> cpuSeconds(ControlPlane cp) {
-        Map<String, Double> out = new java.util.TreeMap<>();
-        for (ManagedProcess p : cp.processes()) if (p.alive()) cpu(p.pid()).ifPresent(t -> out.put(p.name(), t));
-        cpu(ProcessHandle.current().pid()).ifPresent(t -> out.put("bench", t));
-        return out;
-    }
-
-    private static java.util.Optional<Double> cpu(long pid) {
-        try {
-            String stat = java.nio.file.Files.readString(Path.of("/proc/" + pid + "/stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // fields from 3 (state) on
-            return java.util.Optional.of((Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0); // utime, stime in clock ticks (USER_HZ 100)
-        } catch (java.io.IOException | RuntimeException e) {
-            return java.util.Optional.empty();
+    static Map<String, double[]> verbTimes(Cluster cluster, Components.Extender ext) {
+        Metrics m = cluster.components().metrics(ext.url() + "/metrics");
+        Map<String, double[]> out = new TreeMap<>();
+        for (String verb : List.of("filter", "prioritize", "bind", "preempt")) {
+            String label = "verb=\"" + verb + "\"";
+            double n = m.sum("mpshare_extender_request_duration_seconds_count", label);
+            if (n > 0) out.put(verb, new double[]{m.sum("mpshare_extender_request_duration_seconds_sum", label), n});
         }
+        return out;
     }
+
+    /** CPU seconds (user + system) each child process and this JVM (as bench) have used so far. */
+    static Map<String, Double> cpuSeconds(ControlPlane cp) { return ProcessStats.cpuSeconds(cp, "bench"); }
 
     static List<Pod> pods(String prefix, long gib, int n) {
         List<Pod> out = new ArrayList<>();

@@ -28,7 +28,13 @@ public record Cluster(ControlPlane controlPlane, ChartDeployment chart, Componen
 
     /** Starts with run files in {@code run}, logs in {@code logs}, kube-apiserver on {@code apiPort} (0: free). */
     public static Cluster start(Binaries bin, Path repoRoot, Path run, Path logs, int apiPort, Map<String, Object> chartValues) {
-        ControlPlane cp = ControlPlane.start(bin, run, logs.resolve("control-plane"), apiPort);
+        return start(bin, repoRoot, run, logs, apiPort, chartValues, ControlPlane.Tuning.DEFAULT);
+    }
+
+    /** As above, the control plane's servers (and the components started through it) run as {@code tuning} says. */
+    public static Cluster start(Binaries bin, Path repoRoot, Path run, Path logs, int apiPort, Map<String, Object> chartValues,
+                                ControlPlane.Tuning tuning) {
+        ControlPlane cp = ControlPlane.start(bin, run, logs.resolve("control-plane"), apiPort, tuning);
         try {
             ChartDeployment chart = ChartDeployment.render(chartDir(repoRoot), chartValues);
             chart.applyTo(cp);

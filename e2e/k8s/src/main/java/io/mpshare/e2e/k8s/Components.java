@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * Starts the processes the chart's scheduler Deployment runs, with the chart's own arguments and configuration:
@@ -46,8 +47,10 @@ public final class Components {
         public String url() { return "http://127.0.0.1:" + port + Names.EXTENDER_PREFIX; }
     }
 
-    /** A started kube-scheduler: its process, profile name and the configuration file it read. */
-    public record Scheduler(ManagedProcess process, String schedulerName, Path config) {}
+    /** A started kube-scheduler: its process, profile name, the configuration file it read and its secure port. */
+    public record Scheduler(ManagedProcess process, String schedulerName, Path config, int port) {
+        public String url() { return "https://127.0.0.1:" + port; }
+    }
 
     /**
      * Settings a test varies on the chart's scheduler configuration: the profile name (pods opt in with
@@ -79,7 +82,14 @@ public final class Components {
 
     /** As {@link #extender(String, List, Path)} on a given port. */
     public Extender extender(String name, int port, List<String> extra, Path logDir) {
-        List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx512m", "-jar", jar.toString()));
+        return extender(name, port, List.of(), extra, logDir);
+    }
+
+    /** As {@link #extender(String, int, List, Path)} with options for its JVM ({@code jvmArgs}, after {@code -Xmx512m}: a later -Xmx wins). */
+    public Extender extender(String name, int port, List<String> jvmArgs, List<String> extra, Path logDir) {
+        List<String> cmd = new ArrayList<>(List.of(javaBin(), "-Xmx512m"));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-jar", jar.toString()));
         Set<String> given = new HashSet<>(); // a flag in extra replaces the chart's (--scheduler-name adds to it)
         for (String a : extra) if (a.contains("=") && !a.startsWith("--scheduler-name=")) given.add(a.substring(0, a.indexOf('=') + 1));
         for (String a : container("mpshare-scheduler", "extender").getArgs()) {
@@ -97,20 +107,30 @@ public final class Components {
 
     /** kube-scheduler with the chart's configuration changed only as {@code s} says; waits for /healthz. */
     public Scheduler scheduler(String name, SchedulerSettings s, Path logDir) {
-        Path config = writeConfig(name, s);
+        return scheduler(name, s, UnaryOperator.identity(), List.of(), logDir);
+    }
+
+    /**
+     * As {@link #scheduler(String, SchedulerSettings, Path)}, the configuration (as a YAML map, after {@code s} was
+     * applied) then changed by {@code edit} and {@code extraArgs} added after the chart's arguments: what a benchmark
+     * changes, such as {@code clientConnection.qps}.
+     */
+    public Scheduler scheduler(String name, SchedulerSettings s, UnaryOperator<Map<String, Object>> edit, List<String> extraArgs, Path logDir) {
+        Path config = writeConfig(name, s, edit);
         int port = ControlPlane.freePort();
         List<String> cmd = new ArrayList<>(List.of(cp.binaries().scheduler().toString()));
         for (String a : container("mpshare-scheduler", "kube-scheduler").getCommand().subList(1, container("mpshare-scheduler", "kube-scheduler").getCommand().size()))
             cmd.add(a.startsWith("--config=") ? "--config=" + config : a);
         cmd.addAll(List.of("--authentication-kubeconfig=" + accountKubeconfig, "--authorization-kubeconfig=" + accountKubeconfig,
                 "--bind-address=127.0.0.1", "--secure-port=" + port, "--cert-dir=" + cp.runDir().resolve("certs-" + name)));
+        cmd.addAll(extraArgs);
         ManagedProcess p = cp.spawn(name, cmd, Map.of(), logDir);
         cp.waitFor("kube-scheduler " + name + " /healthz on :" + port, p, () -> get("https://127.0.0.1:" + port + "/healthz") == 200);
-        return new Scheduler(p, s.schedulerName(), config);
+        return new Scheduler(p, s.schedulerName(), config, port);
     }
 
     @SuppressWarnings("unchecked")
-    Path writeConfig(String name, SchedulerSettings s) {
+    Path writeConfig(String name, SchedulerSettings s, UnaryOperator<Map<String, Object>> edit) {
         var yaml = new KubernetesSerialization();
         Map<String, Object> conf = yaml.unmarshal(chart.schedulerConfig(), LinkedHashMap.class);
         conf.put("clientConnection", Map.of("kubeconfig", accountKubeconfig.toString()));
@@ -128,6 +148,7 @@ public final class Components {
             String url = (String) ext.get("urlPrefix");
             ext.put("urlPrefix", url.replaceFirst("^http://127\\.0\\.0\\.1:\\d+", "http://127.0.0.1:" + s.extenderPort()));
         }
+        conf = edit.apply(conf);
         try {
             Path file = cp.runDir().resolve("scheduler-" + name + ".yaml");
             Files.writeString(file, yaml.asYaml(conf));
@@ -148,6 +169,9 @@ public final class Components {
     static String javaBin() {
         return ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
+
+    /** One scrape of a loopback metrics endpoint (certificates not checked, as {@link #get}). */
+    public Metrics metrics(String url) { return Metrics.scrape(http, url); }
 
     /** HTTP status of a GET, or -1 when nothing answers. Loopback health checks only: certificates are not checked. */
     public int get(String url) {

@@ -33,7 +33,25 @@ public final class ControlPlane implements AutoCloseable {
     public static final Duration START_TIMEOUT = Duration.ofSeconds(120);
     static final String CONTROLLERS = "*,-nodelifecycle,-nodeipam,-route,-cloud-node-lifecycle,-service";
 
+    /**
+     * How the servers run: {@code serverCpus} pins every process this control plane starts (etcd, kube-apiserver,
+     * kube-controller-manager, and what {@link Components} starts through {@link #spawn}) with {@code taskset -c}
+     * ("" leaves them unpinned); {@code etcdArgs} and {@code apiserverArgs} are added to those commands (a later flag
+     * wins in both), as a scale test raises etcd's quota or kube-apiserver's in-flight limits.
+     */
+    public record Tuning(String serverCpus, List<String> etcdArgs, List<String> apiserverArgs) {
+        public static final Tuning DEFAULT = new Tuning("", List.of(), List.of());
+
+        public Tuning {
+            if (serverCpus == null || !serverCpus.matches("[0-9,\\-]*"))
+                throw new IllegalArgumentException("server CPUs must be a CPU list as taskset -c takes it (e.g. 1 or 0-3,8), got '" + serverCpus + "'");
+            etcdArgs = List.copyOf(etcdArgs);
+            apiserverArgs = List.copyOf(apiserverArgs);
+        }
+    }
+
     private final Binaries bin;
+    private final Tuning tuning;
     private final Path runDir;
     private final Path logDir;
     private final Pki pki;
@@ -43,8 +61,9 @@ public final class ControlPlane implements AutoCloseable {
     private ManagedProcess etcd, apiserver, controllerManager;
     private KubernetesClient admin;
 
-    private ControlPlane(Binaries bin, Path runDir, Path logDir, int apiPort) {
+    private ControlPlane(Binaries bin, Path runDir, Path logDir, int apiPort, Tuning tuning) {
         this.bin = bin;
+        this.tuning = tuning;
         this.apiPort = apiPort;
         this.runDir = runDir;
         this.logDir = logDir;
@@ -58,7 +77,12 @@ public final class ControlPlane implements AutoCloseable {
 
     /** As {@link #start(Binaries, Path, Path)}, with kube-apiserver on {@code apiPort} (0: a free one). */
     public static ControlPlane start(Binaries bin, Path runDir, Path logDir, int apiPort) {
-        var cp = new ControlPlane(bin, runDir, logDir, apiPort);
+        return start(bin, runDir, logDir, apiPort, Tuning.DEFAULT);
+    }
+
+    /** As {@link #start(Binaries, Path, Path, int)}, the servers run as {@code tuning} says. */
+    public static ControlPlane start(Binaries bin, Path runDir, Path logDir, int apiPort, Tuning tuning) {
+        var cp = new ControlPlane(bin, runDir, logDir, apiPort, tuning);
         Runtime.getRuntime().addShutdownHook(cp.hook);
         try {
             cp.startEtcd();
@@ -74,6 +98,7 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     public Binaries binaries() { return bin; }
+    public Tuning tuning() { return tuning; }
     public Path runDir() { return runDir; }
     public Path logDir() { return logDir; }
     public Pki pki() { return pki; }
@@ -113,9 +138,17 @@ public final class ControlPlane implements AutoCloseable {
                 () -> admin.serviceAccounts().inNamespace(name).withName("default").get() != null);
     }
 
-    /** Starts a child process whose log goes to {@code logDir/name.log}; {@link #close()} stops it. */
+    /**
+     * Starts a child process whose log goes to {@code logDir/name.log}; {@link #close()} stops it. Pinned to the
+     * tuning's server CPUs when it names some ({@code taskset} execs the command, so the process keeps its PID).
+     */
     public ManagedProcess spawn(String name, List<String> command, Map<String, String> env, Path logDir) {
-        ManagedProcess p = ManagedProcess.start(name, command, env, logDir);
+        List<String> cmd = command;
+        if (!tuning.serverCpus().isEmpty()) {
+            cmd = new ArrayList<>(List.of("taskset", "-c", tuning.serverCpus()));
+            cmd.addAll(command);
+        }
+        ManagedProcess p = ManagedProcess.start(name, cmd, env, logDir);
         processes.add(p);
         return p;
     }
@@ -137,11 +170,13 @@ public final class ControlPlane implements AutoCloseable {
         int client = freePort(), peer = freePort();
         etcdData = etcdDataDir();
         Path data = etcdData;
-        etcd = spawn("etcd", List.of(bin.etcd().toString(), "--data-dir", data.toString(), "--name", "e2e",
+        List<String> cmd = new ArrayList<>(List.of(bin.etcd().toString(), "--data-dir", data.toString(), "--name", "e2e",
                 "--listen-client-urls", "http://127.0.0.1:" + client, "--advertise-client-urls", "http://127.0.0.1:" + client,
                 "--listen-peer-urls", "http://127.0.0.1:" + peer, "--initial-advertise-peer-urls", "http://127.0.0.1:" + peer,
                 "--initial-cluster", "e2e=http://127.0.0.1:" + peer, "--log-level", "warn",
-                "--quota-backend-bytes", String.valueOf(2L << 30)), Map.of(), logDir);
+                "--quota-backend-bytes", String.valueOf(2L << 30)));
+        cmd.addAll(tuning.etcdArgs());
+        etcd = spawn("etcd", cmd, Map.of(), logDir);
         this.etcdPort = client;
         waitFor("etcd on 127.0.0.1:" + client, etcd, () -> portOpen(client));
     }
@@ -172,7 +207,7 @@ public final class ControlPlane implements AutoCloseable {
     private void startApiserver() {
         if (apiPort == 0) apiPort = freePort();
         pki.serving("apiserver", List.of("kubernetes", "kubernetes.default", "kubernetes.default.svc"));
-        apiserver = spawn("kube-apiserver", List.of(bin.apiserver().toString(),
+        List<String> cmd = new ArrayList<>(List.of(bin.apiserver().toString(),
                 "--etcd-servers=http://127.0.0.1:" + etcdPort,
                 "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", "--secure-port=" + apiPort,
                 "--tls-cert-file=" + pki.certFile("apiserver"), "--tls-private-key-file=" + pki.keyFile("apiserver"),
@@ -180,7 +215,9 @@ public final class ControlPlane implements AutoCloseable {
                 "--service-account-key-file=" + pki.saPubFile(), "--service-account-signing-key-file=" + pki.saKeyFile(),
                 "--service-account-issuer=https://kubernetes.default.svc",
                 "--service-cluster-ip-range=10.0.0.0/24", "--authorization-mode=Node,RBAC", "--allow-privileged=true",
-                "--profiling=false", "--v=1"), Map.of(), logDir);
+                "--profiling=false", "--v=1"));
+        cmd.addAll(tuning.apiserverArgs());
+        apiserver = spawn("kube-apiserver", cmd, Map.of(), logDir);
         admin = clientFor(kubeconfigFor("e2e-admin", List.of("system:masters")));
         waitFor("kube-apiserver /readyz on " + server(), apiserver, this::apiReady);
     }

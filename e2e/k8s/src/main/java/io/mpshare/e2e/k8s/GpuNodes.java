@@ -24,19 +24,19 @@ public final class GpuNodes {
     public static final long H200_MIB = 143_771;
     private GpuNodes() {}
 
-    /** A node spec: name, GPU count and size, extra labels (e.g. a test group label for nodeSelectors). */
-    public record Spec(String name, int gpus, long mibPerGpu, Map<String, String> labels) {
+    /** A node spec: name, GPU count, size and model (as NVML names it), extra labels (e.g. a test group label for nodeSelectors). */
+    public record Spec(String name, int gpus, long mibPerGpu, String model, Map<String, String> labels) {
         public Spec {
             if (gpus < 0) throw new IllegalArgumentException("gpus must be >= 0, got " + gpus);
             labels = Map.copyOf(labels);
         }
-        public static Spec h200(String name, int gpus, Map<String, String> labels) { return new Spec(name, gpus, H200_MIB, labels); }
+        public static Spec h200(String name, int gpus, Map<String, String> labels) { return new Spec(name, gpus, H200_MIB, "NVIDIA H200", labels); }
     }
 
     /** Creates the node, publishes its inventory and capacity, and makes it schedulable. */
     public static Node create(KubernetesClient c, Spec spec) {
         Nodes b = Nodes.node(spec.name());
-        if (spec.gpus() > 0) b.gpus(spec.gpus(), spec.mibPerGpu()); else b.noInventory();
+        if (spec.gpus() > 0) b.gpus(spec.gpus(), spec.mibPerGpu(), spec.model()); else b.noInventory();
         Node n = b.build();
         n.getMetadata().getLabels().putAll(spec.labels());
         if (spec.gpus() > 0) n.getMetadata().getAnnotations().put(Names.ANN_NODE_GPUS_TIME, Instant.now().toString());

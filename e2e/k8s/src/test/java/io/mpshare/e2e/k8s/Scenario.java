@@ -55,7 +55,7 @@ final class Scenario implements AutoCloseable {
 
     /** One node {@code name-suffix} of {@code gpus} GPUs of {@code mibPerGpu} each (not H200-sized). */
     Node node(String suffix, int gpus, long mibPerGpu) {
-        Node n = GpuNodes.create(c, new GpuNodes.Spec(name + "-" + suffix, gpus, mibPerGpu, Map.of(GROUP, name)));
+        Node n = GpuNodes.create(c, new GpuNodes.Spec(name + "-" + suffix, gpus, mibPerGpu, "NVIDIA H200", Map.of(GROUP, name)));
         nodes.add(n);
         return n;
     }
@@ -152,47 +152,14 @@ final class Scenario implements AutoCloseable {
     }
 
     /**
-     * Over-commit, recomputed here from the pods' {@code mpshare.io/allocation} (gpus= and charge=MiB/core per GPU)
-     * against the nodes' inventories: one line per GPU booked beyond its memory or 100 percent of cores; empty if none.
-     * Also lists pods whose allocation names another node than the one they are bound to.
+     * Over-commit, recomputed here from the pods' allocation annotations against this scenario's nodes
+     * ({@link Bookings#overCommit}): one line per problem; empty if none.
      */
     List<String> overCommit(List<Pod> pods) {
-        Map<String, Long> mib = new HashMap<>();
-        Map<String, Long> core = new HashMap<>();
-        List<String> problems = new ArrayList<>();
-        for (Pod p : pods) {
-            String a = p.getMetadata().getAnnotations() == null ? null : p.getMetadata().getAnnotations().get(Names.ANN_ALLOCATION);
-            if (a == null) continue;
-            Map<String, String> f = fields(a);
-            String node = f.get("node");
-            if (p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().equals(node))
-                problems.add(p.getMetadata().getName() + " bound to " + p.getSpec().getNodeName() + " but allocated on " + node);
-            String[] charge = f.get("charge").split("/");
-            for (String g : f.get("gpus").split(",")) {
-                mib.merge(node + "/" + g, Long.parseLong(charge[0]), Long::sum);
-                core.merge(node + "/" + g, Long.parseLong(charge[1]), Long::sum);
-            }
-        }
-        Map<String, Long> total = new HashMap<>();
-        for (Node n : c.nodes().withLabel(GROUP, name).list().getItems())
-            for (var g : GpuNodes.inventory(n)) total.put(n.getMetadata().getName() + "/" + g.index(), g.totalMib());
-        mib.forEach((gpu, used) -> {
-            Long cap = total.get(gpu);
-            if (cap == null) problems.add(gpu + " is not a GPU of this scenario's nodes");
-            else if (used > cap) problems.add(gpu + " booked " + used + " MiB of " + cap);
-        });
-        core.forEach((gpu, used) -> { if (used > 100) problems.add(gpu + " booked " + used + " percent of cores"); });
-        return problems;
+        return Bookings.overCommit(pods, c.nodes().withLabel(GROUP, name).list().getItems());
     }
 
-    static Map<String, String> fields(String allocation) {
-        Map<String, String> f = new HashMap<>();
-        for (String part : allocation.split(";")) {
-            int eq = part.indexOf('=');
-            if (eq > 0) f.put(part.substring(0, eq), part.substring(eq + 1));
-        }
-        return f;
-    }
+    static Map<String, String> fields(String allocation) { return Bookings.fields(allocation); }
 
     /** Stops this scenario's processes and deletes its pods, namespace and nodes, so the shared cluster stays small. */
     @Override public void close() {
