@@ -3,6 +3,7 @@ package io.mpshare.mps;
 import io.mpshare.mps.MpsException.Reason;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -62,7 +63,7 @@ import java.util.logging.Logger;
  * stays STARTING, not ready, {@code lastError} says which. Shutdown with clients connected: refused
  * unless forced ({@link #stop}); the clients are logged, because quitting would kill them.
  */
-public final class MpsSupervisor {
+public final class MpsSupervisor implements DomainService {
     private static final Logger LOG = Logger.getLogger(MpsSupervisor.class.getName());
 
     /** The supervisor's state machine; see the class notes. */
@@ -387,7 +388,7 @@ public final class MpsSupervisor {
                 daemon == null ? -1 : daemon.pid(), config.pipeDir().toString(), config.logDir().toString(),
                 Math.max(0, launches - 1), lastError, iso(lastErrorAt), iso(upSince),
                 config.defaultActiveThreadPercentage().isPresent() ? config.defaultActiveThreadPercentage().getAsInt() : null,
-                ceilings, List.copyOf(pending), servers, iso(clock.instant()));
+                ceilings, List.copyOf(pending), servers, iso(clock.instant()), List.of(), List.of());
     }
 
     /** {@code GPU 0: 8 GiB, GPU 1: 1.50 GiB} */
@@ -473,6 +474,26 @@ public final class MpsSupervisor {
             f.completeExceptionally(new MpsException("the supervisor is shut down"));
         }
         return f;
+    }
+
+    public Colour colour() { return config.colour(); }
+
+    public Path runDir() { return config.runDir(); }
+
+    // ---- domains ----
+
+    @Override public CompletableFuture<Answer> put(String id, DomainSpec spec) {
+        return CompletableFuture.completedFuture(new Answer.Refused(false, "this supervisor runs no fault domains"));
+    }
+
+    @Override public CompletableFuture<Optional<DomainStatus>> delete(String id) { return CompletableFuture.completedFuture(Optional.empty()); }
+
+    @Override public Optional<DomainStatus> domain(String id) { return status.domain(id); }
+
+    @Override public List<DomainStatus> domains() { return status.domains(); }
+
+    @Override public CompletableFuture<DomainStatus> whenServing(String id) {
+        return CompletableFuture.failedFuture(new MpsException("no domain " + id));
     }
 
     /** Phase for tests and logs. */
