@@ -10,6 +10,7 @@ if [ "$1" = "-f" ]; then            # foreground daemon: up until quit removes t
   exit 0
 fi
 read -r cmd a b c
+[ -e "$P/stall" ] && [ "$cmd" != quit ] && sleep 30   # a daemon whose control socket is held: no answer
 echo "$cmd${a:+ $a}${b:+ $b}${c:+ $c}" >> "$P/commands.log"
 if ! { [ -e "$P/control" ] && kill -0 "$(cat "$P/control")" 2>/dev/null; }; then echo "Cannot find MPS control daemon process"; exit 1; fi
 has_server() { grep -qx "$1" "$P/servers" 2>/dev/null; }

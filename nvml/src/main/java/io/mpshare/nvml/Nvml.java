@@ -30,9 +30,9 @@ public interface Nvml extends AutoCloseable {
     /**
      * Every Xid event seen since the last call, application errors included (a client's illegal memory access is Xid 31,
      * a graphics engine exception Xid 13): what the MPS supervisor's fault detector reads. It drains the same events as
-     * {@link #drainCriticalXids}, so a process uses one or the other.
+     * {@link #drainCriticalXids}, so a process uses one or the other. Implementations that cannot report them throw.
      */
-    List<XidEvent> drainXids();
+    default List<XidEvent> drainXids() { throw new NvmlException("drainXids is not supported by " + getClass().getSimpleName()); }
 
     @Override void close();
 
