@@ -27,7 +27,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -70,9 +69,9 @@ public final class DevicePluginDrive {
                     work.resolve("pod-resources/kubelet.sock")).withRunDir(runDir, false)
                     // with "police" the suite's containers sit in kubelet-shaped cgroups of their pods: the policer judges them
                     .withPolicing(police ? io.mpshare.deviceplugin.policing.PolicingConfig.defaults().withInterval(Duration.ofMillis(500))
-                            : io.mpshare.deviceplugin.policing.PolicingConfig.off());
-            try (DevicePluginNode node = DevicePluginNode.start(cfg, nvml, colour -> new SupervisorProbe(runDir, colour, true), client,
-                    InstantSource.system(), false)) {
+                            : io.mpshare.deviceplugin.policing.PolicingConfig.off()).withPodFieldSelector(false);
+            try (DevicePluginNode node = DevicePluginNode.start(cfg, DevicePluginNode.Io.of(nvml, client,
+                    colour -> new SupervisorProbe(runDir, colour, true), runDir))) {
                 NodeInventory inv = InventoryPublisher.readHardware(nvml, "node-1");
                 var reg = kubelet.awaitRegistration(Duration.ofSeconds(30));
                 System.out.println("registered " + reg.getResourceName() + " endpoint " + reg.getEndpoint() + " version " + reg.getVersion());

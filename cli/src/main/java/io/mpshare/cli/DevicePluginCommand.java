@@ -8,9 +8,7 @@ import io.mpshare.deviceplugin.DevicePluginConfig;
 import io.mpshare.deviceplugin.DevicePluginNode;
 import io.mpshare.deviceplugin.NodeHttp;
 import io.mpshare.deviceplugin.health.DaemonProbe;
-import io.mpshare.deviceplugin.health.ProcStatLiveness;
-import io.mpshare.deviceplugin.health.SupervisorProbe;
-import io.mpshare.deviceplugin.health.SupervisorSocketProbe;
+import io.mpshare.deviceplugin.health.DaemonProbes;
 import io.mpshare.deviceplugin.policing.PolicingConfig;
 import io.mpshare.policing.ActionPolicy;
 import io.mpshare.nvml.FfmNvml;
@@ -23,9 +21,10 @@ import picocli.CommandLine.Option;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.InstantSource;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -58,34 +57,37 @@ public final class DevicePluginCommand implements Callable<Integer> {
     @Option(names = "--fake-gpu-model", defaultValue = "NVIDIA H200", paramLabel = "NAME", description = "with --fake-gpus: the model name the fake GPUs report (default ${DEFAULT-VALUE})") String fakeGpuModel;
     @Mixin KubeOptions kube;
 
-    @Override public Integer call() throws Exception {
+    /** The flags as the agent's configuration record. */
+    DevicePluginConfig config() {
         if (nodeName == null || nodeName.isBlank())
             throw CliFailure.usage("no node name: pass --node-name or set NODE_NAME (fieldRef spec.nodeName)");
         DevicePluginConfig cfg = DevicePluginConfig.defaults(nodeName).withUnit(MemoryUnit.parse(unit))
                 .withSockets(pluginDir, kubeletSocket != null ? kubeletSocket : pluginDir.resolve("kubelet.sock"), podResources)
                 .withRunDir(runDir, devShm);
         cfg = cfg.withPeriods(Duration.ofMillis(healthMs), cfg.endpointPeriod(), cfg.reconcileDelay());
-        cfg = cfg.withPolicing(PolicingConfig.defaults().withEnabled(police).withAction(ActionPolicy.parse(policeAction))
+        return cfg.withPolicing(PolicingConfig.defaults().withEnabled(police).withAction(ActionPolicy.parse(policeAction))
                 .withInterval(duration("--police-interval", policeInterval)).withProcRoot(procRoot));
-        Function<Supplier<String>, DaemonProbe> probe = switch (probeKind) {
-            case "supervisor-socket" -> colour -> new SupervisorSocketProbe(runDir, colour, SupervisorSocketProbe.DEFAULT_DEADLINE, ProcStatLiveness.host());
-            case "supervisor-socket-no-pid" -> colour -> new SupervisorSocketProbe(runDir, colour, SupervisorSocketProbe.DEFAULT_DEADLINE, null);
-            case "status-file" -> colour -> new SupervisorProbe(runDir, colour, true);
-            case "status-file-no-pid" -> colour -> new SupervisorProbe(runDir, colour, false);
-            case "none" -> colour -> () -> true;
-            default -> throw CliFailure.usage("--daemon-probe must be supervisor-socket, supervisor-socket-no-pid, status-file, status-file-no-pid or none, not '" + probeKind + "'");
-        };
+    }
+
+    @Override public Integer call() throws Exception {
+        DevicePluginConfig cfg = config();
+        Function<Supplier<String>, DaemonProbe> probe;
+        try {
+            probe = DaemonProbes.of(probeKind, runDir);
+        } catch (IllegalArgumentException e) {
+            throw CliFailure.usage(e.getMessage());
+        }
         FakeGpus fakes = fakeGpus == null ? null : FakeGpus.parse(fakeGpus, fakeGpuModel);
         CountDownLatch closed = new CountDownLatch(1);
         try (KubernetesClient client = KubeConnector.system().connect(kube)) {
             Nvml nvml = openNvml(fakes);
-            try (DevicePluginNode node = DevicePluginNode.start(cfg, nvml, probe, client, InstantSource.system(), true);
+            try (DevicePluginNode node = DevicePluginNode.start(cfg, DevicePluginNode.Io.of(nvml, client, probe, cfg.runDir()));
                  NodeHttp http = metricsPort > 0 ? new NodeHttp(new InetSocketAddress(metricsPort), node::problem).metrics(node.metrics()).start() : null) {
                 // SIGTERM: the hook lets this thread close the node (its sockets leave kubelet's folder) and waits for it
                 CountDownLatch stop = new CountDownLatch(1);
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     stop.countDown();
-                    try { closed.await(10, java.util.concurrent.TimeUnit.SECONDS); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
+                    try { closed.await(10, TimeUnit.SECONDS); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
                 }, "mpshare-device-plugin-stop"));
                 stop.await();
                 return ExitCodes.OK;
@@ -109,7 +111,7 @@ public final class DevicePluginCommand implements Callable<Integer> {
 
     /** {@code 1s}, {@code 500ms}, {@code 2m} or ISO-8601 ({@code PT1S}). */
     static Duration duration(String flag, String v) {
-        String t = v == null ? "" : v.strip().toLowerCase(java.util.Locale.ROOT);
+        String t = v == null ? "" : v.strip().toLowerCase(Locale.ROOT);
         try {
             if (t.startsWith("pt")) return Duration.parse(t);
             if (t.endsWith("ms")) return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));

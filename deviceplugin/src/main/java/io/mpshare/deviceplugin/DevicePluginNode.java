@@ -4,63 +4,108 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.mpshare.core.Names;
 import io.mpshare.core.model.NodeInventory;
+import io.mpshare.deviceplugin.allocation.AllocateHooks;
+import io.mpshare.deviceplugin.allocation.AllocationBook;
 import io.mpshare.deviceplugin.allocation.AllocationManager;
 import io.mpshare.deviceplugin.allocation.AnswerBuilder;
 import io.mpshare.deviceplugin.allocation.AnswerLog;
-import io.mpshare.deviceplugin.allocation.CoreHandler;
-import io.mpshare.deviceplugin.allocation.MemoryHandler;
+import io.mpshare.deviceplugin.allocation.AnswerSink;
 import io.mpshare.deviceplugin.allocation.Reconciler;
 import io.mpshare.deviceplugin.ceiling.CeilingController;
+import io.mpshare.deviceplugin.cluster.BookingRefusals;
 import io.mpshare.deviceplugin.cluster.InventoryPublisher;
 import io.mpshare.deviceplugin.cluster.NodePodCache;
 import io.mpshare.deviceplugin.cluster.NodeView;
 import io.mpshare.deviceplugin.cluster.PodAnnotator;
 import io.mpshare.deviceplugin.devices.DeviceCatalog;
+import io.mpshare.deviceplugin.devices.HealthState;
 import io.mpshare.deviceplugin.health.DaemonProbe;
 import io.mpshare.deviceplugin.health.HealthMonitor;
+import io.mpshare.deviceplugin.kubelet.CoreHandler;
+import io.mpshare.deviceplugin.kubelet.MemoryHandler;
 import io.mpshare.deviceplugin.kubelet.PluginEndpoint;
 import io.mpshare.deviceplugin.kubelet.PodResourcesClient;
 import io.mpshare.deviceplugin.kubelet.ResourceServer;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
 import io.mpshare.deviceplugin.policing.NodePolicer;
+import io.mpshare.kube.node.NodeBookings;
 import io.mpshare.nvml.Nvml;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * The whole node agent, wired by hand: NVML inventory → Node annotation; health monitor → device lists; two device
  * plugin endpoints registered with kubelet; Allocate over the pod informer; reconcile from pod-resources; the policer
- * ({@link NodePolicer}) over the same informer.
- * {@link #start} is also the entry point for test harnesses (fake kubelet sockets, FakeNvml, a mock API server) and
- * for the GPU suite (real NVML, real daemon probe).
+ * ({@link NodePolicer}) over the same informer. The one composition root of {@code mpshare device-plugin}:
+ * {@link #start} takes the flags ({@link DevicePluginConfig}) and what the agent talks to ({@link Io}); test harnesses
+ * (fake kubelet sockets, FakeNvml, a mock API server) and the GPU suite (real NVML, real daemon probe) start it the same
+ * way.
  */
 public final class DevicePluginNode implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(DevicePluginNode.class.getName());
 
     private final ScheduledExecutorService exec;
-    private final java.util.concurrent.ExecutorService slow;
+    private final ExecutorService slow;
     private final EventLoopGroup group;
     private final NodePodCache pods;
+    private final NodeBookings bookings;
+    private final BookingRefusals refusals;
+    private final CeilingController ceilings;
     private final NodeView nodeView;
     private final HealthMonitor health;
     private final PluginEndpoint memEndpoint;
     private final PluginEndpoint coreEndpoint;
     private final PodResourcesClient podResources;
-    private final AllocationManager manager;
+    private final AllocationBook book;
     private final Reconciler reconciler;
     private final NodePolicer policer;
     private final PrometheusRegistry registry;
 
-    private DevicePluginNode(ScheduledExecutorService exec, java.util.concurrent.ExecutorService slow, EventLoopGroup group, NodePodCache pods, NodeView nodeView, HealthMonitor health,
-                             PluginEndpoint memEndpoint, PluginEndpoint coreEndpoint, PodResourcesClient podResources,
-                             AllocationManager manager, Reconciler reconciler, NodePolicer policer, PrometheusRegistry registry) {
+    /**
+     * What the agent talks to beyond its flags.
+     *
+     * @param daemonProbe builds the daemon probe from the active-colour supplier (production: {@code SupervisorSocketProbe})
+     * @param policing    the policer's MPS controls per colour, process killer and metrics registry (tests: FakeMpsControl,
+     *                    a recording killer); used only when {@code config.policing().enabled()}
+     */
+    public record Io(Nvml nvml, KubernetesClient client, Function<Supplier<String>, DaemonProbe> daemonProbe, NodePolicer.Hooks policing,
+                     InstantSource clock) {
+        public Io {
+            Objects.requireNonNull(nvml, "nvml");
+            Objects.requireNonNull(client, "client");
+            Objects.requireNonNull(daemonProbe, "daemonProbe");
+            Objects.requireNonNull(policing, "policing");
+            Objects.requireNonNull(clock, "clock");
+        }
+
+        /** Production policing hooks for {@code runDir} and the system clock. */
+        public static Io of(Nvml nvml, KubernetesClient client, Function<Supplier<String>, DaemonProbe> daemonProbe, Path runDir) {
+            return new Io(nvml, client, daemonProbe, NodePolicer.Hooks.production(runDir), InstantSource.system());
+        }
+
+        public Io withPolicing(NodePolicer.Hooks hooks) { return new Io(nvml, client, daemonProbe, hooks, clock); }
+    }
+
+    private DevicePluginNode(ScheduledExecutorService exec, ExecutorService slow, EventLoopGroup group, NodePodCache pods, NodeBookings bookings,
+                             BookingRefusals refusals, NodeView nodeView, HealthMonitor health, PluginEndpoint memEndpoint,
+                             PluginEndpoint coreEndpoint, PodResourcesClient podResources, AllocationBook book, Reconciler reconciler,
+                             CeilingController ceilings, NodePolicer policer, PrometheusRegistry registry) {
+        this.bookings = bookings;
+        this.refusals = refusals;
+        this.ceilings = ceilings;
         this.policer = policer;
         this.registry = registry;
         this.exec = exec;
@@ -72,34 +117,17 @@ public final class DevicePluginNode implements AutoCloseable {
         this.memEndpoint = memEndpoint;
         this.coreEndpoint = coreEndpoint;
         this.podResources = podResources;
-        this.manager = manager;
+        this.book = book;
         this.reconciler = reconciler;
     }
 
-    public static DevicePluginNode start(DevicePluginConfig cfg, Nvml nvml, DaemonProbe probe, KubernetesClient client, InstantSource clock)
-            throws InterruptedException {
-        return start(cfg, nvml, colour -> probe, client, clock, true);
-    }
-
-    /**
-     * @param probeForColour    builds the daemon probe from the active-colour supplier (production: {@code SupervisorProbe})
-     * @param podFieldSelector  false only against API test servers that ignore {@code fieldSelector=spec.nodeName} in watches
-     */
-    public static DevicePluginNode start(DevicePluginConfig cfg, Nvml nvml, java.util.function.Function<java.util.function.Supplier<String>, DaemonProbe> probeForColour,
-                                         KubernetesClient client, InstantSource clock, boolean podFieldSelector) throws InterruptedException {
-        return start(cfg, nvml, probeForColour, client, clock, podFieldSelector, NodePolicer.Hooks.production(cfg.runDir()));
-    }
-
-    /**
-     * @param policing the policer's MPS controls per colour, process killer and metrics registry (tests: FakeMpsControl,
-     *                 a recording killer); used only when {@code cfg.policing().enabled()}
-     */
-    public static DevicePluginNode start(DevicePluginConfig cfg, Nvml nvml, java.util.function.Function<java.util.function.Supplier<String>, DaemonProbe> probeForColour,
-                                         KubernetesClient client, InstantSource clock, boolean podFieldSelector, NodePolicer.Hooks policing)
-            throws InterruptedException {
+    public static DevicePluginNode start(DevicePluginConfig cfg, Io io) throws InterruptedException {
+        Nvml nvml = io.nvml();
+        KubernetesClient client = io.client();
+        InstantSource clock = io.clock();
         NodeInventory hw = InventoryPublisher.readHardware(nvml, cfg.nodeName());
         if (hw.gpus().isEmpty()) throw new IllegalStateException("NVML lists no GPU on node " + cfg.nodeName() + ": nothing to share");
-        var memCheck = DeviceCatalog.memory(hw, cfg.unit(), io.mpshare.deviceplugin.devices.HealthState.healthy());
+        var memCheck = DeviceCatalog.memory(hw, cfg.unit(), HealthState.healthy());
         DeviceCatalog.checkSize(Names.RESOURCE_GPU_MEM, cfg.unit(), memCheck, cfg.listBudgetBytes());
 
         ScheduledExecutorService exec = Executors.newScheduledThreadPool(3, r -> {
@@ -109,39 +137,39 @@ public final class DevicePluginNode implements AutoCloseable {
         });
         EventLoopGroup group = UnixSockets.newGroup(2);
         var nodeView = new NodeView(client, cfg.nodeName()).start(Duration.ofMinutes(10));
-        var monitor = new HealthMonitor(nvml, probeForColour.apply(nodeView::activeColour), clock, cfg.xidHold());
+        var monitor = new HealthMonitor(nvml, io.daemonProbe().apply(nodeView::activeColour), clock, cfg.xidHold());
         var publisher = new InventoryPublisher(client, cfg.nodeName(), hw, clock, cfg.inventoryRefresh());
-        var pods = new NodePodCache(client, cfg.nodeName(), podFieldSelector);
         var annotator = new PodAnnotator(client, exec);
-        var manager = new AllocationManager(cfg.nodeName(), cfg.unit(), hw, nodeView::activeColour,
-                new AnswerBuilder(cfg.runDir(), cfg.mountDevShm(), cfg.unit()), annotator, new AnswerLog(), clock,
-                new AllocationManager.ChangeWaiter() {
-                    @Override public long version() { return pods.version(); }
-
-                    @Override public boolean awaitChange(long seen, Duration timeout) throws InterruptedException { return pods.awaitChange(seen, timeout); }
-                }, cfg.informerWait());
-        pods.addListener(manager);
-        // layer 2: each GPU's server ceiling on both colours' daemons follows the bookings (docs/architecture.md)
-        var ceilings = new CeilingController(hw, cfg.unit(), CeilingController.socketTargets(cfg.runDir(), CeilingController.SOCKET_TIMEOUT));
-        pods.addListener(ceilings);
+        // every pod event of this node read once and checked against the pod's own resources, for Allocate, ceilings and policer
+        var refusals = new BookingRefusals(io.policing().registry(), cfg.nodeName());
+        var bookings = new NodeBookings(cfg.nodeName(), hw, cfg.unit(), refusals);
+        var pods = new NodePodCache(client, bookings, cfg.podFieldSelector());
         NodePolicer policer = cfg.policing().enabled()
-                ? new NodePolicer(cfg.policing(), cfg.nodeName(), hw, cfg.unit(), nvml, client, nodeView::activeColour, policing, clock)
+                ? new NodePolicer(cfg.policing(), bookings, hw, nvml, client, nodeView::activeColour, io.policing(), clock)
                 : null;
-        if (policer != null) {
-            pods.addListener(policer.listener());
-            manager.answerSink(policer.answerSink());
-        }
+        var book = new AllocationBook(bookings, cfg.unit(), hw, nodeView::activeColour, new AnswerLog(),
+                policer != null ? policer.answerSink() : AnswerSink.NONE);
+        bookings.addListener(book);
+        // layer 2: each GPU's server ceiling on both colours' daemons follows the bookings (docs/architecture.md)
+        var ceilings = new CeilingController(hw, bookings::booked, CeilingController.socketTargets(cfg.runDir(), CeilingController.SOCKET_TIMEOUT));
+        bookings.addListener(ceilings);
+        if (policer != null) bookings.addListener(policer.listener());
         pods.start(Duration.ofMinutes(10));
         pods.awaitSynced(Duration.ofSeconds(60));
 
         var podResources = new PodResourcesClient(cfg.podResourcesSocket(), group);
-        var reconciler = new Reconciler(() -> podResources.list(Names.RESOURCE_GPU_MEM), manager, annotator, clock, Duration.ofMinutes(10));
-        manager.afterAllocate(() -> reconciler.soon(exec, cfg.reconcileDelay()));
-        // no waiting pod can own a call: claims wrongly guessed are moved (pod-resources), then the node's pods read directly
-        manager.fallback(budget -> {
+        var reconciler = new Reconciler(() -> podResources.list(Names.RESOURCE_GPU_MEM), book, annotator, clock, Duration.ofMinutes(10));
+        var hooks = new AllocateHooks(() -> reconciler.soon(exec, cfg.reconcileDelay()), budget -> {
+            // no waiting pod can own a call: claims wrongly guessed are moved (pod-resources), then the node's pods read directly
             try { reconciler.reconcile(); } catch (RuntimeException e) { LOG.fine("reconcile before a direct read failed: " + e.getMessage()); }
             pods.readThrough(budget);
-        });
+        }, cfg.fallbackBudget());
+        var manager = new AllocationManager(book, new AnswerBuilder(cfg.runDir(), cfg.mountDevShm(), cfg.unit()), clock,
+                new AllocationManager.ChangeWaiter() {
+                    @Override public long version() { return pods.version(); }
+
+                    @Override public boolean awaitChange(long seen, Duration timeout) throws InterruptedException { return pods.awaitChange(seen, timeout); }
+                }, cfg.informerWait(), hooks);
 
         // Allocate is answered on the gRPC event loop when a pod is waiting; a call that must wait for the informer moves here
         var slow = Executors.newCachedThreadPool(r -> {
@@ -175,12 +203,13 @@ public final class DevicePluginNode implements AutoCloseable {
         reconciler.start(exec, cfg.reconcilePeriod());
         if (policer != null) policer.start();
         ceilings.start(exec, CeilingController.DEFAULT_PERIOD);
-        exec.scheduleWithFixedDelay(() -> publishQuietly(publisher, monitor.current()), 60, 60, java.util.concurrent.TimeUnit.SECONDS);
+        exec.scheduleWithFixedDelay(() -> publishQuietly(publisher, monitor.current()), 60, 60, TimeUnit.SECONDS);
         LOG.info("mpshare device plugin on node " + cfg.nodeName() + ": " + hw.gpus().size() + " GPU(s), gpu-mem in " + cfg.unit().symbol());
-        return new DevicePluginNode(exec, slow, group, pods, nodeView, monitor, mem, core, podResources, manager, reconciler, policer, policing.registry());
+        return new DevicePluginNode(exec, slow, group, pods, bookings, refusals, nodeView, monitor, mem, core, podResources, book, reconciler,
+                ceilings, policer, io.policing().registry());
     }
 
-    private static void publishQuietly(InventoryPublisher p, io.mpshare.deviceplugin.devices.HealthState h) {
+    private static void publishQuietly(InventoryPublisher p, HealthState h) {
         try { p.publish(h); } catch (RuntimeException e) {
             if (Thread.currentThread().isInterrupted()) return;
             LOG.log(Level.WARNING, "publishing the GPU inventory failed: " + e.getMessage(), e);
@@ -201,7 +230,17 @@ public final class DevicePluginNode implements AutoCloseable {
 
     public NodePodCache pods() { return pods; }
 
-    public AllocationManager allocations() { return manager; }
+    /** This node's pods' bookings, read once per event and checked against each pod's own resources. */
+    public NodeBookings bookings() { return bookings; }
+
+    /** Annotations the node did not count, by reason (the {@code mpshare_node_bookings_refused_total} counter). */
+    public BookingRefusals refusals() { return refusals; }
+
+    /** Layer 2: the server ceilings the bookings ask for. */
+    public CeilingController ceilings() { return ceilings; }
+
+    /** The node's side of Allocate: waiting pods, what was answered, bookings as last seen. */
+    public AllocationBook allocations() { return book; }
 
     public Reconciler reconciler() { return reconciler; }
 
@@ -224,6 +263,6 @@ public final class DevicePluginNode implements AutoCloseable {
         podResources.close();
         pods.close();
         nodeView.close();
-        group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
 }

@@ -30,7 +30,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
@@ -66,9 +65,10 @@ class DevicePluginIT {
         Path podRes = tmp.resolve("pod-resources/kubelet.sock");
         kubelet = new FakeKubelet(dir, podRes).start();
         var cfg = DevicePluginConfig.defaults("n1").withSockets(dir, kubelet.socket(), podRes)
-                .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(100));
+                .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofMillis(100)).withPodFieldSelector(false)
+                .withFallbackBudget(WAIT);   // the mock server on a loaded 2-core machine, not the 1 s budget of a real apiserver
         started = Instant.now();
-        node = DevicePluginNode.start(cfg, nvml, c -> mps::daemonUp, client, Clock.systemUTC(), false);
+        node = DevicePluginNode.start(cfg, DevicePluginNode.Io.of(nvml, client, c -> mps::daemonUp, cfg.runDir()));
         inv = InventoryPublisher.readHardware(nvml, "n1");
     }
 
@@ -169,7 +169,6 @@ class DevicePluginIT {
     @Test void allocate_podBoundBeforeTheInformerSawIt_directReadFindsItAndPrefersItsGpu() throws Exception {
         kubelet.awaitList(Names.RESOURCE_GPU_MEM, l -> l.getDevicesCount() > 0, WAIT);
         node.pods().close();   // the informer stops: kubelet is ahead of it, as ~25 ms after a bind
-        node.allocations().fallbackBudget(WAIT);   // the mock server on a loaded 2-core machine, not the 1 s budget of a real apiserver
         client.pods().inNamespace("default").resource(TestPods.pod("fresh").mem("main", 5).on("n1").placed(inv, 1).build()).create();
         var r = kubelet.admit(PodKey.of("default", "fresh"), "main", Names.RESOURCE_GPU_MEM, 5);
         assertThat(r.getEnvsMap()).containsEntry(AnswerBuilder.ENV_POD, "default/fresh").containsEntry(Names.ENV_VISIBLE_DEVICES, "GPU-fake-1");
@@ -248,8 +247,8 @@ class DevicePluginIT {
         Path podRes = tmp.resolve("pr2/kubelet.sock");
         kubelet = new FakeKubelet(dir, podRes).start();
         var small = new FakeNvml().addDevice("GPU-small-0", "Tesla T4", 15_360);
-        node = DevicePluginNode.start(DevicePluginConfig.defaults("n1").withUnit(MemoryUnit.MIB).withSockets(dir, kubelet.socket(), podRes),
-                small, c -> mps::daemonUp, client, Clock.systemUTC(), false);
+        var cfg = DevicePluginConfig.defaults("n1").withUnit(MemoryUnit.MIB).withSockets(dir, kubelet.socket(), podRes).withPodFieldSelector(false);
+        node = DevicePluginNode.start(cfg, DevicePluginNode.Io.of(small, client, c -> mps::daemonUp, cfg.runDir()));
         var smallInv = InventoryPublisher.readHardware(small, "n1");
         assertThat(kubelet.awaitList(Names.RESOURCE_GPU_MEM, l -> l.getDevicesCount() > 0, WAIT).getDevicesCount()).isEqualTo(15_360);
         create(TestPods.pod("m").unit(MemoryUnit.MIB).mem("main", 3000).on("n1").placed(smallInv, 0).build());

@@ -1,6 +1,6 @@
 package io.mpshare.host;
 
-import io.mpshare.core.Names;
+import io.mpshare.core.isolation.MpsLimits;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.AssumeResult;
 import io.mpshare.core.ledger.Ledger;
@@ -25,6 +25,7 @@ import io.mpshare.policing.LiveNodeView;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,7 +50,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@link #restore} keeps the jobs whose process still runs and frees the others.</li>
  *   <li><b>Safety.</b> No job is granted while the MPS daemon is not ready ({@link DaemonGate}): a CUDA process
  *       without the daemon runs with no cap. Before a grant, each of its GPUs' server ceiling is set to the largest
- *       cap booked there (whole GiB, rounded up), so a client that raises its own env cap cannot pass that (FACTS.md); the policer does the rest.</li>
+ *       cap booked there (whole GiB, rounded up; 1 GiB on a GPU with no job: {@link MpsLimits}), so a client that raises
+ *       its own env cap cannot pass that (FACTS.md); the policer does the rest.</li>
  *   <li><b>Concurrency.</b> Every public method is {@code synchronized}: requests are few (one per job start and
  *       end) and each saves the file anyway. The ledger's snapshots stay lock-free for readers.</li>
  * </ul>
@@ -137,12 +139,11 @@ public final class HostService {
         JobRecord job = new JobRecord(id, r.pid(), start.getAsLong(), a.gpuIndices(), a.gpuUuids(), r.memMib(), r.core(),
                 demand.reserveMib(), r.user(), r.command(), clock.millis(), false);
         jobs.put(id, job);
-        try {
-            applyCeilings(true);
-        } catch (Exception e) {
+        Exception refused = applyCeilings(a.gpuIndices());
+        if (refused != null) {
             jobs.remove(id);
             ledger.release(a.pod());
-            return new Refused(Code.CEILING_FAILED, true, "the MPS daemon did not accept the GPU ceiling for this job: " + e.getMessage());
+            return new Refused(Code.CEILING_FAILED, true, "the MPS daemon did not accept the GPU ceiling for this job: " + refused.getMessage());
         }
         view.put(a.withPhase(Phase.ASSIGNED));
         owners.register(job.pid(), id);
@@ -170,11 +171,7 @@ public final class HostService {
         ledger.release(PodKey.of(NAMESPACE, id));
         view.remove(id);
         owners.unregister(j.pid());
-        try {
-            applyCeilings(false);
-        } catch (Exception e) {
-            // lowering a ceiling is best effort: the supervisor keeps it pending and applies it when the daemon answers
-        }
+        applyCeilings(List.of());
         save();
         return Optional.of(j);
     }
@@ -204,29 +201,16 @@ public final class HostService {
             owners.register(j.pid(), j.id());
             jobs.put(j.id(), j);
         }
-        try {
-            applyCeilings(false);
-        } catch (Exception e) {
-            // the daemon may not be up yet: the supervisor applies a stored ceiling once it is
-        }
+        applyCeilings(List.of());
         save();
         return dropped;
     }
 
-    /** The env a job's command runs with: what the device plugin answers a container, for a bare host. */
+    /** The env a job's command runs with: what the device plugin answers a container ({@link MpsLimits#clientEnv}), for a bare host. */
     public Map<String, String> env(JobRecord j) {
         Map<String, String> env = new LinkedHashMap<>();
-        String uuids = String.join(",", j.gpuUuids());
-        StringBuilder limit = new StringBuilder();
-        for (int ordinal = 0; ordinal < j.gpuCount(); ordinal++) {
-            if (ordinal > 0) limit.append(',');
-            limit.append(ordinal).append('=').append(j.capMibPerGpu()).append('M');
-        }
-        env.put(ENV_CUDA_VISIBLE_DEVICES, uuids);
-        env.put(Names.ENV_VISIBLE_DEVICES, uuids);
-        env.put(Names.ENV_MPS_PIPE, gate.pipeDir().toString());
-        env.put(Names.ENV_MPS_MEM_LIMIT, limit.toString());
-        if (j.core() > 0) env.put(Names.ENV_MPS_THREADS, Integer.toString(j.core()));
+        env.put(ENV_CUDA_VISIBLE_DEVICES, String.join(",", j.gpuUuids()));
+        env.putAll(MpsLimits.clientEnv(j.gpuUuids(), Collections.nCopies(j.gpuCount(), j.capMibPerGpu()), j.core(), gate.pipeDir().toString()));
         env.put(ENV_JOB, j.id());
         env.put(ENV_GPU_INDEX, String.join(",", j.gpuIndices().stream().map(String::valueOf).toList()));
         env.put(ENV_MEM_MIB, Long.toString(j.memMib() / j.gpuCount()));
@@ -242,30 +226,31 @@ public final class HostService {
         return best;
     }
 
-    /** Each GPU's server ceiling = the largest cap booked on it; set only where it changes. Raising never waits on lowering. */
-    private void applyCeilings(boolean strict) throws Exception {
-        Map<Integer, Long> want = new TreeMap<>();
-        for (JobRecord j : jobs.values()) for (int i : j.gpuIndices()) want.merge(i, ceilingFor(j.capMibPerGpu()), Math::max);
-        Exception first = null;
-        for (Map.Entry<Integer, Long> w : want.entrySet()) {
-            if (w.getValue().equals(ceilings.get(w.getKey()))) continue;
-            try {
-                gate.setCeiling(w.getKey(), w.getValue());
-                ceilings.put(w.getKey(), w.getValue());
-            } catch (Exception e) {
-                if (strict) throw e;
-                if (first == null) first = e;
+    /**
+     * Each GPU's server ceiling = {@link MpsLimits#ceilings} of the caps booked on it (whole GiB, rounded up; 1 GiB on a GPU
+     * with no job, so a GPU's ceiling drops to the floor when its last job leaves); set only where it changes, raises
+     * first so none waits on a lowering. Returns the first failure on one of {@code mustApply} (the GPUs of the job
+     * being granted), or null; any other failure is left for the next change (the supervisor also keeps a ceiling the
+     * daemon could not take yet, and applies it when the daemon answers).
+     */
+    private Exception applyCeilings(List<Integer> mustApply) {
+        var caps = new ArrayList<MpsLimits.Cap<Integer>>();
+        for (JobRecord j : jobs.values()) for (int i : j.gpuIndices()) caps.add(new MpsLimits.Cap<>(i, j.capMibPerGpu()));
+        Map<Integer, Long> want = MpsLimits.ceilings(caps, inventory.gpus().stream().map(Gpu::index).toList());
+        for (boolean raising : new boolean[]{true, false}) {
+            for (Map.Entry<Integer, Long> w : want.entrySet()) {
+                Long had = ceilings.get(w.getKey());
+                if (w.getValue().equals(had) || raising != (had == null || w.getValue() > had)) continue;
+                try {
+                    gate.setCeiling(w.getKey(), w.getValue());
+                    ceilings.put(w.getKey(), w.getValue());
+                } catch (Exception e) {
+                    if (mustApply.contains(w.getKey())) return e;
+                }
             }
         }
-        if (first != null) throw first;
+        return null;
     }
-
-    /**
-     * A server ceiling is set in whole GiB, rounded up: the H200's daemon (driver 580) keeps pinned-memory limits in
-     * GiB (2560M reads back as 2G), so a MiB ceiling would be cut below the job's own cap. Up to a GiB of headroom
-     * for a client that raises its env cap is left to the policer.
-     */
-    static long ceilingFor(long capMib) { return (capMib + 1023) / 1024 * 1024; }
 
     private void save() { store.save(List.copyOf(jobs.values())); }
 

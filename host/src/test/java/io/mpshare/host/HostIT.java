@@ -46,10 +46,14 @@ class HostIT {
     static final class FakeGate implements DaemonGate {
         volatile boolean ready = true;
         final Map<Integer, Long> ceilings = new TreeMap<>();
+        final List<String> sets = new ArrayList<>();
         @Override public boolean ready() { return ready; }
         @Override public String notReadyReason() { return "the MPS control daemon is not ready (phase BACKOFF)"; }
         @Override public Path pipeDir() { return Path.of("/run/mpshare/blue/pipe"); }
-        @Override public synchronized void setCeiling(int device, long mib) { ceilings.put(device, mib); }
+        @Override public synchronized void setCeiling(int device, long mib) {
+            ceilings.put(device, mib);
+            sets.add(device + "=" + mib);
+        }
     }
 
     HostService newService() {
@@ -91,7 +95,24 @@ class HostIT {
                 Names.ENV_MPS_PIPE + "=/run/mpshare/blue/pipe", "CUDA_VISIBLE_DEVICES=GPU-a", "NVIDIA_VISIBLE_DEVICES=GPU-a");
         assertThat(service.jobs()).isEmpty();
         assertThat(service.node().allocatedMib()).isZero();
-        assertThat(gate.ceilings).containsEntry(0, 8192L); // whole GiB, rounded up
+        assertThat(gate.sets).as("whole GiB, rounded up, while it ran; the floor once it left").containsSubsequence("0=8192", "0=1024");
+        assertThat(gate.ceilings).containsEntry(0, 1024L);
+    }
+
+    /** The same rule as the cluster's ceiling controller (MpsLimits): an idle GPU sits at the 1 GiB floor. */
+    @Test void ceilings_idleGpuAtTheFloor_lastJobLeaving_dropsItsGpuToTheFloor() throws Exception {
+        Process holder = sleeper();
+        var a = (Answer.Granted) service.allocate(new AllocationRequest(7 * 1024, 0, 1, holder.pid(), "u", List.of("train")));
+        int used = a.job().gpuIndices().getFirst(), idle = 1 - used;
+        assertThat(gate.ceilings).as("7 GiB + 512 MiB reserve, whole GiB up; the other GPU at the floor")
+                .containsExactlyEntriesOf(new TreeMap<>(Map.of(used, 8192L, idle, 1024L)));
+        var b = (Answer.Granted) service.allocate(new AllocationRequest(2 * 1024, 0, 1, holder.pid(), "u", List.of("small")));
+        assertThat(b.job().gpuIndices()).containsExactly(used);
+        service.release(a.job().id());
+        assertThat(gate.ceilings).as("the larger job left: down to the small job's 2.5 GiB, rounded up").containsEntry(used, 3072L);
+        service.release(b.job().id());
+        assertThat(gate.ceilings).as("the GPU's last job left: the floor, not the last job's ceiling")
+                .containsExactlyEntriesOf(new TreeMap<>(Map.of(0, 1024L, 1, 1024L)));
     }
 
     @Test void run_twoGpus_capPerOrdinal() throws Exception {

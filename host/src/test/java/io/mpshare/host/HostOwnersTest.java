@@ -48,10 +48,4 @@ class HostOwnersTest {
         now.set(now.get().plusSeconds(11));
         assertThat(o.ownerOf(30)).contains(Owner.pod(HostOwners.UNMANAGED));
     }
-
-    @Test void ceilingFor_roundsUpToWholeGiB() {
-        assertThat(HostService.ceilingFor(2560)).isEqualTo(3072);
-        assertThat(HostService.ceilingFor(4096)).isEqualTo(4096);
-        assertThat(HostService.ceilingFor(4097)).isEqualTo(5120);
-    }
 }

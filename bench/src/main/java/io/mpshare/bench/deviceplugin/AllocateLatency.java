@@ -12,17 +12,13 @@ import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.Gpu;
 import io.mpshare.core.model.NodeInventory;
-import io.mpshare.core.model.PodKey;
 import io.mpshare.deviceplugin.allocation.AllocationManager;
-import io.mpshare.deviceplugin.allocation.AnswerBuilder;
-import io.mpshare.deviceplugin.allocation.AnswerLog;
-import io.mpshare.deviceplugin.allocation.MemoryHandler;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateRequest;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateRequest;
 import io.mpshare.deviceplugin.api.v1beta1.DevicePluginGrpc;
-import io.mpshare.deviceplugin.cluster.PodWrites;
 import io.mpshare.deviceplugin.devices.DeviceIds;
 import io.mpshare.deviceplugin.devices.HealthState;
+import io.mpshare.deviceplugin.kubelet.MemoryHandler;
 import io.mpshare.deviceplugin.kubelet.ResourceServer;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
 import io.mpshare.kube.KubePod;
@@ -31,11 +27,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -56,11 +50,6 @@ public final class AllocateLatency {
         int podsPerNode = args.length > 1 ? Integer.parseInt(args[1]) : 110;
         var inv = new NodeInventory("n1", List.of(new Gpu(0, "GPU-00000000-0000-0000-0000-000000000000", "NVIDIA H200", 143_771, true),
                 new Gpu(1, "GPU-11111111-1111-1111-1111-111111111111", "NVIDIA H200", 143_771, true)));
-        PodWrites none = new PodWrites() {
-            @Override public void markAssigned(PodKey pod) { }
-
-            @Override public void patch(PodKey pod, Map<String, String> annotations) { }
-        };
         Path dir = Files.createTempDirectory("mpshare-bench");
         Path sock = dir.resolve("mem.sock");
         var group = UnixSockets.newGroup(2);
@@ -85,10 +74,7 @@ public final class AllocateLatency {
         var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         long cpu0 = 0, cpuTimed = 0;
         for (int r = 0; r < warmup + rounds; r++) {
-            var manager = new AllocationManager("n1", MemoryUnit.GIB, inv, () -> "blue",
-                    new AnswerBuilder(Path.of(Names.RUN_DIR), false, MemoryUnit.GIB), none, new AnswerLog(), InstantSource.system(),
-                    AllocationManager.ChangeWaiter.NONE, Duration.ZERO);
-            for (Pod p : pods) manager.upserted(p);
+            var manager = AllocateOverSocket.manager(inv, pods);
             handler.use(new MemoryHandler(inv, MemoryUnit.GIB, HealthState::healthy, manager));
             if (r >= warmup) cpu0 = os.getProcessCpuTime();
             int id = 0;
@@ -106,10 +92,7 @@ public final class AllocateLatency {
         }
         // the same work without the transport: the handler called in-process
         for (int r = 0; r < warmup + rounds; r++) {
-            var manager = new AllocationManager("n1", MemoryUnit.GIB, inv, () -> "blue",
-                    new AnswerBuilder(Path.of(Names.RUN_DIR), false, MemoryUnit.GIB), none, new AnswerLog(), InstantSource.system(),
-                    AllocationManager.ChangeWaiter.NONE, Duration.ZERO);
-            for (Pod p : pods) manager.upserted(p);
+            var manager = AllocateOverSocket.manager(inv, pods);
             var h = new MemoryHandler(inv, MemoryUnit.GIB, HealthState::healthy, manager);
             int id = 0;
             for (Pod p : pods) {

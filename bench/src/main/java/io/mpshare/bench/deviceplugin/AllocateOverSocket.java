@@ -5,11 +5,12 @@ import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.model.Gpu;
 import io.mpshare.core.model.NodeInventory;
-import io.mpshare.core.model.PodKey;
+import io.mpshare.deviceplugin.allocation.AllocateHooks;
+import io.mpshare.deviceplugin.allocation.AllocationBook;
 import io.mpshare.deviceplugin.allocation.AllocationManager;
 import io.mpshare.deviceplugin.allocation.AnswerBuilder;
 import io.mpshare.deviceplugin.allocation.AnswerLog;
-import io.mpshare.deviceplugin.allocation.MemoryHandler;
+import io.mpshare.deviceplugin.allocation.AnswerSink;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateRequest;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateResponse;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateRequest;
@@ -19,12 +20,13 @@ import io.mpshare.deviceplugin.api.v1beta1.Empty;
 import io.mpshare.deviceplugin.api.v1beta1.ListAndWatchResponse;
 import io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationRequest;
 import io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationResponse;
-import io.mpshare.deviceplugin.cluster.PodWrites;
 import io.mpshare.deviceplugin.devices.DeviceIds;
 import io.mpshare.deviceplugin.devices.HealthState;
+import io.mpshare.deviceplugin.kubelet.MemoryHandler;
 import io.mpshare.deviceplugin.kubelet.ResourceHandler;
 import io.mpshare.deviceplugin.kubelet.ResourceServer;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
+import io.mpshare.kube.node.NodeBookings;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,7 +35,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 
@@ -128,6 +129,16 @@ public final class AllocateOverSocket {
         System.exit(0);
     }
 
+    /** A fresh manager with {@code pods} filed, as the informer would, and no hooks (nothing reconciles or reads). */
+    static AllocationManager manager(NodeInventory inv, List<Pod> pods) {
+        var bookings = new NodeBookings("n1", inv, MemoryUnit.GIB, NodeBookings.Refusals.NONE);
+        var book = new AllocationBook(bookings, MemoryUnit.GIB, inv, () -> "blue", new AnswerLog(), AnswerSink.NONE);
+        bookings.addListener(book);
+        for (Pod p : pods) bookings.upserted(p);
+        return new AllocationManager(book, new AnswerBuilder(Path.of(Names.RUN_DIR), false, MemoryUnit.GIB), InstantSource.system(),
+                AllocationManager.ChangeWaiter.NONE, Duration.ZERO, AllocateHooks.NONE);
+    }
+
     static AllocateRequest request(List<String> ids) {
         return AllocateRequest.newBuilder().addContainerRequests(ContainerAllocateRequest.newBuilder().addAllDevicesIds(ids)).build();
     }
@@ -144,15 +155,7 @@ public final class AllocateOverSocket {
         }
 
         void reset() {
-            PodWrites none = new PodWrites() {
-                @Override public void markAssigned(PodKey pod) { }
-
-                @Override public void patch(PodKey pod, Map<String, String> annotations) { }
-            };
-            var manager = new AllocationManager("n1", MemoryUnit.GIB, inv, () -> "blue",
-                    new AnswerBuilder(Path.of(Names.RUN_DIR), false, MemoryUnit.GIB), none, new AnswerLog(), InstantSource.system(),
-                    AllocationManager.ChangeWaiter.NONE, Duration.ZERO);
-            for (Pod p : pods) manager.upserted(p);
+            var manager = AllocateOverSocket.manager(inv, pods);
             delegate = new MemoryHandler(inv, MemoryUnit.GIB, HealthState::healthy, manager);
         }
 

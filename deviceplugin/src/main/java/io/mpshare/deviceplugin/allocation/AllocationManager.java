@@ -1,24 +1,11 @@
 package io.mpshare.deviceplugin.allocation;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.mpshare.core.MemoryUnit;
-import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.model.ContainerShare;
-import io.mpshare.core.model.NodeInventory;
-import io.mpshare.core.model.PodKey;
-import io.mpshare.deviceplugin.allocation.Candidate.Claims;
-import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateResponse;
-import io.mpshare.deviceplugin.cluster.PodListener;
-import io.mpshare.deviceplugin.cluster.PodWrites;
-import io.mpshare.deviceplugin.kubelet.ResourceHandler.AllocateRefused;
 
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 
 /**
  * Answers kubelet's {@code gpu-mem} Allocate calls (docs/decisions/allocate-pod-matching.md).
@@ -37,36 +24,25 @@ import java.util.function.Supplier;
  *     refused at once with its reason, never answered with a neighbour's booking.</li>
  * <li><b>Never waiting when the answer is known.</b> kubelet admits pods on its sync loop. A decision is made from
  *     memory; only when no waiting pod could own the call (the informer may be behind) does {@link #allocate} read
- *     the node's pods and pod-resources directly ({@link Fallback}, bounded), then answer or refuse.</li>
- * <li><b>Concurrency.</b> A container is claimed with a compare-and-set on the pod's immutable {@link Claims}; no
- *     node-wide lock. The pod is marked assigned by the {@link Reconciler} once pod-resources shows it holding the
- *     IDs, which also corrects a wrong guess (claims move to the pod kubelet names) and the booking's GPUs.</li>
- * <li><b>The policer</b> is told what each pod was answered ({@link AnswerSink}) when that differs from its booking,
- *     until the corrected annotation comes back.</li>
+ *     the node's pods and pod-resources directly ({@link AllocateHooks.Fallback}, bounded), then answer or refuse.</li>
+ * <li><b>Decision apart from wire.</b> A call ends in a {@link Decision}: a {@link Grant} (env, mounts, device nodes)
+ *     or a refusal with its reason; the kubelet adapter turns either into the device plugin API's answer or status.</li>
+ * <li><b>Concurrency.</b> A container is claimed with a compare-and-set on the pod's immutable {@code Claims}
+ *     ({@link AllocationBook}); no node-wide lock. The pod is marked assigned by the {@link Reconciler} once
+ *     pod-resources shows it holding the IDs, which also corrects a wrong guess (claims move to the pod kubelet names)
+ *     and the booking's GPUs.</li>
+ * <li><b>The policer</b> is told what each pod was answered ({@link AnswerSink}, through the book) when that differs
+ *     from its booking, until the corrected annotation comes back.</li>
  * </ul>
  */
-public final class AllocationManager implements PodListener {
-    /** How long {@link #allocate} and the preference's slow path may spend on direct reads, by default. */
-    public static final Duration FALLBACK_BUDGET = Duration.ofSeconds(1);
-
-    private final String node;
-    private final MemoryUnit unit;
-    private final NodeInventory hardware;
-    private final Supplier<String> colour;
+public final class AllocationManager {
+    private final AllocationBook book;
     private final AnswerBuilder answers;
-    private final PodWrites writes;
-    private final AnswerLog log;
     private final InstantSource clock;
     private final ChangeWaiter waiter;
     private final Duration informerWait;
-    private final WaitingPods waiting;
-    private final ConcurrentHashMap<String, Claims> claims = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, String> colours = new ConcurrentHashMap<>();
+    private final AllocateHooks hooks;
     private final ConcurrentHashMap<String, Link> links = new ConcurrentHashMap<>();
-    private final Answered answered;
-    private volatile Runnable afterAllocate = () -> {};
-    private volatile Fallback fallback = budget -> {};
-    private volatile Duration fallbackBudget = FALLBACK_BUDGET;
 
     /** How the slow paths wait for the informer: {@code NodePodCache} in production. */
     public interface ChangeWaiter {
@@ -81,30 +57,6 @@ public final class AllocationManager implements PodListener {
         };
     }
 
-    /** A direct read of the node's pods (and a reconcile from pod-resources), bounded by {@code budget}. */
-    public interface Fallback { void refresh(Duration budget); }
-
-    /** Where the policer learns what a pod was answered, while it differs from the pod's annotation. */
-    public interface AnswerSink {
-        void answered(Allocation asAnswered);
-
-        void cleared(String podUid);
-
-        AnswerSink NONE = new AnswerSink() {
-            @Override public void answered(Allocation a) { }
-
-            @Override public void cleared(String uid) { }
-        };
-    }
-
-    /** What Allocate decided without waiting. */
-    public sealed interface Decision {
-        record Answered(ContainerAllocateResponse response) implements Decision {}
-        record Refused(String reason) implements Decision {}
-        /** No waiting pod can own the call: the informer may be behind. */
-        record Unknown() implements Decision {}
-    }
-
     /** Whom GetPreferredAllocation steers for: a placed pod's container, an unplaced pod (no preference), or nobody known. */
     public sealed interface Target {
         record Placed(Candidate candidate, int index) implements Target {}
@@ -114,125 +66,73 @@ public final class AllocationManager implements PodListener {
 
     private record Link(String uid, int index) {}
 
-    public AllocationManager(String node, MemoryUnit unit, NodeInventory hardware, Supplier<String> colour, AnswerBuilder answers,
-                             PodWrites writes, AnswerLog log, InstantSource clock, ChangeWaiter waiter, Duration informerWait) {
-        this.node = node;
-        this.unit = unit;
-        this.hardware = hardware;
-        this.colour = colour;
+    /** @param informerWait how long GetPreferredAllocation waits for the informer before a direct read */
+    public AllocationManager(AllocationBook book, AnswerBuilder answers, InstantSource clock, ChangeWaiter waiter, Duration informerWait,
+                             AllocateHooks hooks) {
+        this.book = book;
         this.answers = answers;
-        this.writes = writes;
-        this.log = log;
         this.clock = clock;
         this.waiter = waiter;
         this.informerWait = informerWait;
-        this.answered = new Answered(hardware);
-        this.waiting = new WaitingPods(node, unit, hardware, this::forgotten);
+        this.hooks = hooks;
     }
 
-    /** Run after each answered container (the reconciler's trigger). */
-    public void afterAllocate(Runnable r) { afterAllocate = r; }
-
-    public void fallback(Fallback f) { fallback = f; }
-
-    /** Bounds each direct read ({@link #FALLBACK_BUDGET} by default; tests on a loaded machine give more). */
-    public void fallbackBudget(Duration d) { fallbackBudget = d; }
-
-    public void answerSink(AnswerSink s) { answered.sink(s); }
-
-    public AnswerLog answerLog() { return log; }
-
-    public MemoryUnit unit() { return unit; }
-
-    public String node() { return node; }
-
-    public NodeInventory hardware() { return hardware; }
+    public AllocationBook book() { return book; }
 
     // ---- Allocate ---------------------------------------------------------------------------------------------------
 
     /** Decides from memory, never blocks: an answer, a refusal known now, or unknown. */
     public Decision decide(List<String> deviceIds) {
         IdShape shape;
-        switch (IdShape.of(deviceIds, hardware)) {
+        switch (IdShape.of(deviceIds, book.hardware())) {
             case IdShape.Read.Bad b -> { return new Decision.Refused(Explain.badIds(b.reason())); }
             case IdShape.Read.Shape s -> shape = s.shape();
         }
         long want = shape.total();
         Link link = links.remove(AnswerLog.key(deviceIds));
         if (link != null) {
-            var c = waiting.candidate(link.uid()).orElse(null);
-            if (c != null && c.isPlaced() && claim(c, link.index())) return answer(c, link.index(), deviceIds, shape);
+            var c = book.candidate(link.uid()).orElse(null);
+            if (c != null && c.isPlaced() && book.claim(c, link.index())) return answer(c, link.index(), deviceIds, shape);
         }
-        for (Candidate c : ordered()) {
+        for (Candidate c : book.ordered()) {
             while (true) {
-                int i = c.firstOpen(want, claimsOf(c.uid()));
+                int i = c.firstOpen(want, book.claimsOf(c.uid()));
                 if (i < 0) break;
                 if (!c.isPlaced()) {
-                    waiting.refused(c.uid());
+                    book.refused(c.uid());
                     return new Decision.Refused(Explain.unplaced(c));
                 }
-                if (claim(c, i)) return answer(c, i, deviceIds, shape);
+                if (book.claim(c, i)) return answer(c, i, deviceIds, shape);
             }
         }
         return new Decision.Unknown();
     }
 
-    /** The fast path (transport thread): an answer, empty when a direct read is needed, or a refusal known now. */
-    public Optional<ContainerAllocateResponse> tryAllocate(List<String> deviceIds) throws AllocateRefused {
-        return switch (decide(deviceIds)) {
-            case Decision.Answered a -> Optional.of(a.response());
-            case Decision.Refused r -> throw new AllocateRefused(r.reason());
-            case Decision.Unknown u -> Optional.empty();
-        };
-    }
-
     /** Decides; when no waiting pod can own the call, reads the node's pods directly (bounded) and decides again. */
-    public ContainerAllocateResponse allocate(List<String> deviceIds) throws AllocateRefused {
-        Optional<ContainerAllocateResponse> r = tryAllocate(deviceIds);
-        if (r.isPresent()) return r.get();
-        fallback.refresh(fallbackBudget);
-        r = tryAllocate(deviceIds);
-        if (r.isPresent()) return r.get();
-        long units = IdShape.of(deviceIds, hardware) instanceof IdShape.Read.Shape s ? s.shape().total() : deviceIds.size();
-        throw new AllocateRefused(Explain.none(node, unit, units, ordered(), claims));
-    }
-
-    private boolean claim(Candidate c, int i) {
-        while (true) {
-            Claims old = claimsOf(c.uid());
-            if (old.has(i)) return false;
-            Claims next = old.with(i, c.units().length);
-            boolean won = old == Claims.NONE ? claims.putIfAbsent(c.uid(), next) == null : claims.replace(c.uid(), old, next);
-            if (won) return true;
-        }
+    public Decision.Final allocate(List<String> deviceIds) {
+        if (decide(deviceIds) instanceof Decision.Final f) return f;
+        hooks.fallback().refresh(hooks.fallbackBudget());
+        if (decide(deviceIds) instanceof Decision.Final f) return f;
+        long units = IdShape.of(deviceIds, book.hardware()) instanceof IdShape.Read.Shape s ? s.shape().total() : deviceIds.size();
+        return new Decision.Refused(Explain.none(book.node(), book.unit(), units, book.ordered(), book.claims()));
     }
 
     private Decision answer(Candidate c, int i, List<String> deviceIds, IdShape shape) {
         ContainerShare share = c.shares().get(i);
-        String given = colour.get();
-        ContainerAllocateResponse resp = answers.build(c.allocation(), share, shape, given);
-        colours.merge(c.uid(), given, AllocationManager::union);
-        log.record(deviceIds, new Answer(c.pod(), c.uid(), share.name(), c.allocation(), clock.instant()));
-        answered.put(c, share.name(), shape.gpuIndices());
-        afterAllocate.run();
-        return new Decision.Answered(resp);
+        String given = book.activeColour();
+        Grant grant = answers.build(c.allocation(), share, shape, given);
+        book.answerLog().record(deviceIds, new Answer(c.pod(), c.uid(), share.name(), c.allocation(), clock.instant()));
+        book.answered(c, share.name(), shape.gpuIndices(), given);
+        hooks.afterAllocate().run();
+        return new Decision.Answered(grant);
     }
-
-    /** "blue" ∪ "green" = "blue,green": a pod whose containers straddled a colour switch names both. */
-    static String union(String had, String more) {
-        return java.util.Arrays.asList(had.split(",")).contains(more) ? had : had + "," + more;
-    }
-
-    private Claims claimsOf(String uid) { return claims.getOrDefault(uid, Claims.NONE); }
-
-    private List<Candidate> ordered() { return waiting.ordered(c -> claimsOf(c.uid()).started()); }
 
     // ---- GetPreferredAllocation ----------------------------------------------------------------------------------
 
     /** The container the next Allocate of {@code units} is for, without claiming it; never blocks. */
     public Target target(long units) {
-        for (Candidate c : ordered()) {
-            int i = c.firstOpen(units, claimsOf(c.uid()));
+        for (Candidate c : book.ordered()) {
+            int i = c.firstOpen(units, book.claimsOf(c.uid()));
             if (i < 0) continue;
             return c.isPlaced() ? new Target.Placed(c, i) : new Target.Unplaced(c);
         }
@@ -254,7 +154,7 @@ public final class AllocationManager implements PodListener {
                 return t;
             }
         }
-        fallback.refresh(fallbackBudget);
+        hooks.fallback().refresh(hooks.fallbackBudget());
         return target(units);
     }
 
@@ -264,69 +164,14 @@ public final class AllocationManager implements PodListener {
         links.put(AnswerLog.key(ids), new Link(t.candidate().uid(), t.index()));
     }
 
-    // ---- informer side ------------------------------------------------------------------------------------------
-
-    @Override public void upserted(Pod pod) { waiting.upserted(pod); }
-
-    @Override public void deleted(Pod pod) { waiting.deleted(pod); }
-
-    private void forgotten(String uid) {
-        claims.remove(uid);
-        colours.remove(uid);
-        answered.forget(uid);
-    }
-
-    // ---- for the reconciler ---------------------------------------------------------------------------------------
-
-    /** The pod's allocation as last seen (any phase), or empty. */
-    public Optional<Allocation> allocationOf(PodKey pod) { return waiting.known(pod); }
-
-    /** Whether this process answered every GPU container of the pod. */
-    public boolean fullyAnswered(String uid) { return claimsOf(uid).complete(); }
-
-    /** The colour(s) the pod's containers were given, or the active colour when this process answered none. */
-    public String coloursOf(String uid) { return colours.getOrDefault(uid, colour.get()); }
-
     /**
-     * pod-resources says {@code realPod}'s container {@code realContainer} holds the IDs answered as {@code wrong}:
-     * the claim moves there (so the pod first guessed is matched again), and the policer is told.
+     * Device IDs for GetPreferredAllocation ({@link Preference}): steered to the booked GPUs of the pod the next call of
+     * {@code size} units is for, and linked to that pod's container.
      */
-    public void reassign(Answer wrong, Allocation real, String realContainer, List<Integer> gpus) {
-        answered.remove(wrong.uid(), wrong.container(), wrong.allocation());
-        Candidate w = Candidate.placed(wrong.allocation(), unit, 0);
-        int wi = w.indexOf(wrong.container());
-        if (wi >= 0) claims.computeIfPresent(wrong.uid(), (k, cl) -> cl.without(wi));
-        Candidate r = Candidate.placed(real, unit, 0);
-        int ri = r.indexOf(realContainer);
-        if (ri >= 0) claim(r, ri);
-        answered.put(r, realContainer, gpus);
+    public List<String> prefer(Target t, List<String> available, List<String> mustInclude, int size) {
+        List<String> gpus = t instanceof Target.Placed p ? p.candidate().allocation().gpuUuids() : List.of();
+        List<String> ids = Preference.pick(available, mustInclude, size, gpus);
+        if (t instanceof Target.Placed p) preferred(ids, p);
+        return ids;
     }
-
-    /**
-     * kubelet holds devices for these containers of the pod (pod-resources) but this process did not answer them (it
-     * did before a restart, or the claim was lost): they are admitted and must never be matched again.
-     */
-    public void admitted(Allocation a, List<String> containers) {
-        Candidate c = Candidate.placed(a, unit, 0);
-        for (String name : containers) {
-            int i = c.indexOf(name);
-            if (i >= 0) claim(c, i);
-        }
-    }
-
-    /** Records a correction the reconciler wrote, so the next pass sees it before the watch echoes it. */
-    public void corrected(Allocation a) {
-        waiting.know(a);
-        if (a.phase() == io.mpshare.core.ledger.Phase.ASSIGNED) waiting.drop(a.podUid());
-    }
-
-    /** Whether this process answered the container (by name) of the pod. */
-    public boolean answeredContainer(Allocation a, String container) {
-        int i = Candidate.placed(a, unit, 0).indexOf(container);
-        return i >= 0 && claimsOf(a.podUid()).has(i);
-    }
-
-    public Map<String, List<Integer>> answeredGpus(String uid) { return answered.of(uid); }
-
-    public int candidateCount() { return waiting.size(); }
 }

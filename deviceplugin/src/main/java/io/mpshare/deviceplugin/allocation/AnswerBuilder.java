@@ -2,21 +2,22 @@ package io.mpshare.deviceplugin.allocation;
 
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
+import io.mpshare.core.isolation.MpsLimits;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.model.ContainerShare;
-import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateResponse;
-import io.mpshare.deviceplugin.api.v1beta1.Mount;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 
 /**
- * The env and mounts a GPU container gets (docs/device-plugin.md lists them):
- * {@code NVIDIA_VISIBLE_DEVICES} (UUIDs, so ordinals inside the container follow the allocation's order),
- * {@code CUDA_MPS_PIPE_DIRECTORY} (the active generation's pipe directory, mounted read-only: FACTS.md shows a
- * client works through a read-only bind), {@code CUDA_MPS_PINNED_DEVICE_MEM_LIMIT} = the units kubelet gave on that GPU
- * + context reserve for each visible ordinal, {@code CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} when a core share was asked, and informational
- * {@code MPSHARE_*} and ACK {@code ALIYUN_COM_GPU_MEM_*} variables.
+ * The env and mounts a GPU container gets (docs/device-plugin.md lists them): the isolation variables of
+ * {@link MpsLimits#clientEnv} — {@code NVIDIA_VISIBLE_DEVICES} (UUIDs, so ordinals inside the container follow the
+ * allocation's order), {@code CUDA_MPS_PIPE_DIRECTORY} (the active generation's pipe directory, mounted read-only:
+ * FACTS.md shows a client works through a read-only bind), {@code CUDA_MPS_PINNED_DEVICE_MEM_LIMIT} (the units kubelet
+ * gave on each GPU + context reserve, per visible ordinal), {@code CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} when a core share
+ * was asked — and informational {@code MPSHARE_*} and ACK {@code ALIYUN_COM_GPU_MEM_*} variables.
  */
 public final class AnswerBuilder {
     public static final String ENV_POD = "MPSHARE_POD";
@@ -46,35 +47,26 @@ public final class AnswerBuilder {
      * each GPU + the pod's context reserve), so a container never gets more than kubelet counted for it; the pod
      * {@code a} and its container {@code c} give only the reserve, the core share and the names.
      */
-    public ContainerAllocateResponse build(Allocation a, ContainerShare c, IdShape ids, String colour) {
-        var r = ContainerAllocateResponse.newBuilder();
+    public Grant build(Allocation a, ContainerShare c, IdShape ids, String colour) {
         long reserve = a.demand().reserveMib();
-        StringBuilder limit = new StringBuilder();
-        var perGpu = new java.util.ArrayList<Long>();
-        for (int ordinal = 0; ordinal < ids.gpuIndices().size(); ordinal++) {
-            long mib = unit.toMib(ids.units().get(ordinal));
-            perGpu.add(mib);
-            if (ordinal > 0) limit.append(',');
-            limit.append(ordinal).append('=').append(mib + reserve).append('M');
-        }
+        var perGpu = new ArrayList<Long>();
+        for (long units : ids.units()) perGpu.add(unit.toMib(units));
         String pipe = pipeDir(colour).toString();
         String indices = join(ids.gpuIndices());
-        r.putEnvs(Names.ENV_VISIBLE_DEVICES, String.join(",", ids.gpuUuids()));
-        r.putEnvs(Names.ENV_MPS_PIPE, pipe);
-        r.putEnvs(Names.ENV_MPS_MEM_LIMIT, limit.toString());
-        if (c.corePerGpu() > 0) r.putEnvs(Names.ENV_MPS_THREADS, Integer.toString(c.corePerGpu()));
-        r.putEnvs(ENV_POD, a.pod().toString());
-        r.putEnvs(ENV_POD_UID, a.podUid());
-        r.putEnvs(ENV_CONTAINER, c.name());
-        r.putEnvs(ENV_GPU_INDEX, indices);
-        r.putEnvs(ENV_MEM_MIB, perGpu.stream().distinct().count() == 1 ? Long.toString(perGpu.getFirst()) : joinLongs(perGpu));
-        r.putEnvs(ENV_RESERVE_MIB, Long.toString(reserve));
-        r.putEnvs(ENV_GENERATION, colour);
-        r.putEnvs(Names.ACK_GPU_MEM_IDX, indices);
-        r.putEnvs(Names.ACK_GPU_MEM_POD, Long.toString(unit.fromMib(a.demand().requestedMib())));
-        r.addMounts(Mount.newBuilder().setHostPath(pipe).setContainerPath(pipe).setReadOnly(true));
-        if (mountDevShm) r.addMounts(Mount.newBuilder().setHostPath(DEV_SHM).setContainerPath(DEV_SHM).setReadOnly(false));
-        return r.build();
+        var env = new LinkedHashMap<>(MpsLimits.clientEnv(ids.gpuUuids(), MpsLimits.clientCapsMib(ids.units(), unit, reserve), c.corePerGpu(), pipe));
+        env.put(ENV_POD, a.pod().toString());
+        env.put(ENV_POD_UID, a.podUid());
+        env.put(ENV_CONTAINER, c.name());
+        env.put(ENV_GPU_INDEX, indices);
+        env.put(ENV_MEM_MIB, perGpu.stream().distinct().count() == 1 ? Long.toString(perGpu.getFirst()) : joinLongs(perGpu));
+        env.put(ENV_RESERVE_MIB, Long.toString(reserve));
+        env.put(ENV_GENERATION, colour);
+        env.put(Names.ACK_GPU_MEM_IDX, indices);
+        env.put(Names.ACK_GPU_MEM_POD, Long.toString(unit.fromMib(a.demand().requestedMib())));
+        var mounts = new ArrayList<Grant.Mount>();
+        mounts.add(new Grant.Mount(pipe, pipe, true));
+        if (mountDevShm) mounts.add(new Grant.Mount(DEV_SHM, DEV_SHM, false));
+        return new Grant(env, mounts, List.of());
     }
 
     private static String joinLongs(List<Long> xs) {

@@ -12,17 +12,18 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Which GPUs each answered container of a pod was given, and the pod's allocation as answered: the booking with the
- * GPUs its containers really got. Told to the policer ({@link AllocationManager.AnswerSink}) whenever it differs from
+ * GPUs its containers really got. Told to the policer ({@link AnswerSink}) whenever it differs from
  * the booking, so a container is never judged against an annotation that the reconciler has not corrected yet.
  */
 final class Answered {
     private final NodeInventory hardware;
     private final Map<String, Map<String, List<Integer>>> byPod = new ConcurrentHashMap<>();
-    private volatile AllocationManager.AnswerSink sink = AllocationManager.AnswerSink.NONE;
+    private final AnswerSink sink;
 
-    Answered(NodeInventory hardware) { this.hardware = hardware; }
-
-    void sink(AllocationManager.AnswerSink s) { sink = s; }
+    Answered(NodeInventory hardware, AnswerSink sink) {
+        this.hardware = hardware;
+        this.sink = sink;
+    }
 
     void put(Candidate c, String container, List<Integer> gpus) {
         byPod.computeIfAbsent(c.uid(), k -> new ConcurrentHashMap<>()).put(container, List.copyOf(gpus));

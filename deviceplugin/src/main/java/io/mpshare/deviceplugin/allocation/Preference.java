@@ -1,6 +1,5 @@
 package io.mpshare.deviceplugin.allocation;
 
-import io.mpshare.deviceplugin.api.v1beta1.ContainerPreferredAllocationRequest;
 import io.mpshare.deviceplugin.devices.DeviceIds;
 
 import java.util.ArrayList;
@@ -14,14 +13,14 @@ import java.util.Map;
  * Chooses device IDs for GetPreferredAllocation: the must-include IDs, then IDs of the preferred GPUs (spread evenly
  * over them), then IDs of the GPU with the most available, so one container's IDs rarely span GPUs needlessly.
  */
-final class Preference {
+public final class Preference {
     private Preference() {}
 
-    static List<String> pick(ContainerPreferredAllocationRequest r, List<String> preferredGpus) {
-        int size = r.getAllocationSize();
-        var chosen = new LinkedHashSet<String>(r.getMustIncludeDeviceIDsList());
+    /** {@code size} IDs out of {@code available}, {@code mustInclude} first, then {@code preferredGpus}' (UUIDs) evenly. */
+    public static List<String> pick(List<String> available, List<String> mustInclude, int size, List<String> preferredGpus) {
+        var chosen = new LinkedHashSet<String>(mustInclude);
         Map<String, List<String>> byGpu = new LinkedHashMap<>();
-        for (String id : r.getAvailableDeviceIDsList()) {
+        for (String id : available) {
             if (chosen.contains(id)) continue;
             byGpu.computeIfAbsent(DeviceIds.gpuUuid(id).orElse(""), k -> new ArrayList<>()).add(id);
         }

@@ -7,7 +7,7 @@ import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.ContainerShare;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.deviceplugin.cluster.PodWrites;
-import io.mpshare.deviceplugin.kubelet.PodResourcesClient.Holding;
+import io.mpshare.deviceplugin.allocation.PodResources.Holding;
 
 import java.time.Duration;
 import java.time.InstantSource;
@@ -22,7 +22,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -35,7 +34,9 @@ import java.util.logging.Logger;
  * <li>IDs answered in another pod's name (the guess of who kubelet was admitting was wrong): the claim moves to the
  *     pod kubelet names, so the pod first guessed is matched again when kubelet admits it.</li>
  * <li>A pod whose containers all hold IDs of one GPU set other than its booking: its {@code mpshare.io/allocation}
- *     and ACK index are rewritten to those GPUs, with its own demand. A booking that already names them is never
+ *     and ACK index are rewritten to those GPUs, with its own demand (the checked booking's: derived from the pod's
+ *     resources, never the annotation's numbers; {@code NodeBookings}). This is the check of the one part of a booking
+ *     that is taken from the annotation, its GPU set. A booking that already names them is never
  *     rewritten. Containers on different GPU sets (mixed) cannot be one annotation: logged once, left; the policer
  *     judges by what each container was answered.</li>
  * <li>A pod holding IDs for every GPU container that runs with the app containers, or fully answered: marked
@@ -49,8 +50,8 @@ public final class Reconciler {
     private static final Logger LOG = Logger.getLogger(Reconciler.class.getName());
     private static final Duration PENDING = Duration.ofSeconds(10);
 
-    private final Supplier<List<Holding>> holdings;
-    private final AllocationManager manager;
+    private final PodResources podResources;
+    private final AllocationBook book;
     private final PodWrites writes;
     private final InstantSource clock;
     private final Duration answerTtl;
@@ -64,17 +65,17 @@ public final class Reconciler {
         boolean any() { return corrected + marked + mixed + moved > 0; }
     }
 
-    /** @param holdings pod-resources List for {@code aliyun.com/gpu-mem} */
-    public Reconciler(Supplier<List<Holding>> holdings, AllocationManager manager, PodWrites writes, InstantSource clock, Duration answerTtl) {
-        this.holdings = holdings;
-        this.manager = manager;
+    /** @param answerTtl how long an answer no container holds any more is kept in the answer log */
+    public Reconciler(PodResources podResources, AllocationBook book, PodWrites writes, InstantSource clock, Duration answerTtl) {
+        this.podResources = podResources;
+        this.book = book;
         this.writes = writes;
         this.clock = clock;
         this.answerTtl = answerTtl;
     }
 
     public synchronized Result reconcile() {
-        List<Holding> held = holdings.get();
+        List<Holding> held = podResources.holdings();
         Map<PodKey, List<Holding>> byPod = new LinkedHashMap<>();
         var heldKeys = new HashSet<String>();
         for (Holding h : held) {
@@ -84,7 +85,7 @@ public final class Reconciler {
         int moved = moveClaims(held);
         int corrected = 0, marked = 0, mixed = 0;
         for (var e : byPod.entrySet()) {
-            Optional<Allocation> known = manager.allocationOf(e.getKey());
+            Optional<Allocation> known = book.allocationOf(e.getKey());
             if (known.isEmpty()) {
                 if (warned.add(e.getKey()))
                     LOG.warning("pod " + e.getKey() + " holds " + Names.RESOURCE_GPU_MEM + " devices but no mpshare allocation: it was not placed by"
@@ -98,8 +99,8 @@ public final class Reconciler {
                 case NONE -> { }
             }
         }
-        int waiting = manager.answerLog().unheld(heldKeys, clock.instant().minus(PENDING));
-        manager.answerLog().prune(heldKeys, clock.instant().minus(answerTtl));
+        int waiting = book.answerLog().unheld(heldKeys, clock.instant().minus(PENDING));
+        book.answerLog().prune(heldKeys, clock.instant().minus(answerTtl));
         return new Result(corrected, marked, mixed, moved, waiting);
     }
 
@@ -107,15 +108,15 @@ public final class Reconciler {
     private int moveClaims(List<Holding> held) {
         int moved = 0;
         for (Holding h : held) {
-            Optional<Answer> ans = manager.answerLog().get(h.deviceIds());
+            Optional<Answer> ans = book.answerLog().get(h.deviceIds());
             if (ans.isEmpty() || ans.get().pod().equals(h.pod()) && ans.get().container().equals(h.container())) continue;
-            Optional<Allocation> real = manager.allocationOf(h.pod());
+            Optional<Allocation> real = book.allocationOf(h.pod());
             if (real.isEmpty()) continue;
             List<Integer> gpus = gpusOf(h);
             LOG.info("IDs answered as " + ans.get().pod() + "/" + ans.get().container() + " are held by " + h.pod() + "/" + h.container()
                     + " (kubelet admitted it first): moving the claim");
-            manager.reassign(ans.get(), real.get(), h.container(), gpus);
-            manager.answerLog().replace(h.deviceIds(), new Answer(h.pod(), real.get().podUid(), h.container(), real.get(), ans.get().at()));
+            book.reassign(ans.get(), real.get(), h.container(), gpus);
+            book.answerLog().replace(h.deviceIds(), new Answer(h.pod(), real.get().podUid(), h.container(), real.get(), ans.get().at()));
             moved++;
         }
         return moved;
@@ -137,7 +138,7 @@ public final class Reconciler {
             return Step.MIXED;
         }
         List<Integer> real = sets.iterator().next();
-        boolean complete = holdsEveryRunningContainer(a, names) || manager.fullyAnswered(a.podUid());
+        boolean complete = holdsEveryRunningContainer(a, names) || book.fullyAnswered(a.podUid());
         if (!real.equals(a.gpuIndices())) {
             if (real.size() != a.demand().gpuCount()) {
                 if (warned.add(a.pod())) LOG.warning("pod " + a.pod() + " holds devices of GPUs " + real + " but asks " + a.demand().gpuCount() + "; annotation left");
@@ -148,18 +149,18 @@ public final class Reconciler {
         }
         if (a.phase() == Phase.ASSIGNED || !complete) return Step.NONE;
         boolean unanswered = false;
-        for (String n : names) if (!manager.answeredContainer(a, n)) unanswered = true;
+        for (String n : names) if (!book.answeredContainer(a, n)) unanswered = true;
         if (unanswered) {
             LOG.info("pod " + a.pod() + " was admitted before this process answered it (restart): marking it assigned");
-            manager.admitted(a, names);
+            book.admitted(a, names);
         }
-        writes.markAssigned(a.pod(), manager.coloursOf(a.podUid()));
-        manager.corrected(a.withPhase(Phase.ASSIGNED));
+        writes.markAssigned(a.pod(), book.coloursOf(a.podUid()));
+        book.corrected(a.withPhase(Phase.ASSIGNED));
         return Step.MARKED;
     }
 
     private List<Integer> gpusOf(Holding h) {
-        return switch (IdShape.of(h.deviceIds(), manager.hardware())) {
+        return switch (IdShape.of(h.deviceIds(), book.hardware())) {
             case IdShape.Read.Shape s -> s.shape().gpuIndices();
             case IdShape.Read.Bad b -> List.of();
         };
@@ -177,14 +178,14 @@ public final class Reconciler {
     }
 
     private void fix(Allocation mine, List<Integer> real, Phase phase) {
-        var fixed = Answered.asAnswered(mine, real, manager.hardware()).withPhase(phase);
+        var fixed = Answered.asAnswered(mine, real, book.hardware()).withPhase(phase);
         LOG.info("pod " + mine.pod() + " really got GPU " + real + " (annotated " + mine.gpuIndices() + "): correcting");
-        var ann = new LinkedHashMap<>(AllocationCodec.encode(fixed, manager.unit()));
+        var ann = new LinkedHashMap<>(AllocationCodec.encode(fixed, book.unit()));
         ann.remove(Names.ANN_ASSUME_TIME);
         ann.remove(Names.ACK_GPU_MEM_ASSUME_TIME);
-        ann.put(Names.ANN_MPS_COLOUR, manager.coloursOf(mine.podUid()));
+        ann.put(Names.ANN_MPS_COLOUR, book.coloursOf(mine.podUid()));
         writes.patch(mine.pod(), ann);
-        manager.corrected(fixed);
+        book.corrected(fixed);
     }
 
     /** Runs a pass {@code delay} from now unless one is already pending. */

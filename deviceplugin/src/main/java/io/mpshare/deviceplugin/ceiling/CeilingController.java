@@ -1,36 +1,38 @@
 package io.mpshare.deviceplugin.ceiling;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.mpshare.core.MemoryUnit;
-import io.mpshare.core.codec.AllocationCodec;
+import io.mpshare.core.isolation.MpsLimits;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.model.NodeInventory;
-import io.mpshare.deviceplugin.cluster.PodListener;
-import io.mpshare.kube.KubePod;
+import io.mpshare.kube.node.NodeBookings;
+import io.mpshare.mps.Colour;
 import io.mpshare.mps.MpsException;
 import io.mpshare.mps.SupervisorStatus;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
- * Keeps the server ceiling of every GPU, on every colour's supervisor, equal to {@link CeilingPlan#desired} of this
- * node's bookings.
+ * Keeps the server ceiling of every GPU, on every colour's supervisor, equal to {@link MpsLimits#ceilingPerGpu} of this
+ * node's bookings: the largest client cap booked on the GPU, rounded up to whole GiB, or 1 GiB where nothing is booked.
  *
  * <h2>Implementation notes</h2>
- * <b>Bookings.</b> Fed by the node's pod informer ({@link PodListener}): every pod bound here with a decodable
- * allocation ({@code mpshare.io/allocation}, or ACK's v1 annotations) counts from the moment the informer sees it —
+ * <b>Bookings.</b> The node's checked bookings ({@link NodeBookings}: demand from each pod's own resources, never from
+ * the numbers in its annotation): every pod bound here with a booking counts from the moment the informer sees it —
  * before kubelet's Allocate, so the ceiling is raised before the container can start — until it is Succeeded, Failed or
- * gone. A terminating pod still counts: its containers may still run.
+ * gone. A terminating pod still counts: its containers may still run. A round is requested whenever that set changes.
  *
  * <p><b>Rounds.</b> {@link #reconcile} reads each colour's status and sets only the devices whose ceiling differs
  * from the plan: a GPU's ceiling is raised for a new booking and lowered after a release (a lowered ceiling applies to
@@ -45,9 +47,9 @@ import java.util.logging.Logger;
  * not sent again. A ceiling the daemon refused (409) is logged once per value and tried again next round.
  *
  * <p><b>Concurrency.</b> Rounds run on the executor given to {@link #start} (one thread: rounds never overlap); the
- * listener methods only update a concurrent map and request a round.
+ * listener method only requests a round.
  */
-public final class CeilingController implements PodListener, AutoCloseable {
+public final class CeilingController implements NodeBookings.Listener, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(CeilingController.class.getName());
 
     /** What one round did: the plan, the changes sent per colour ({@code "0=8192"}), and colours skipped with why. */
@@ -65,43 +67,28 @@ public final class CeilingController implements PodListener, AutoCloseable {
     public static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(10);
 
     private final NodeInventory inventory;
-    private final MemoryUnit unit;
+    private final Supplier<Collection<Allocation>> booked;
     private final Map<String, CeilingTarget> colours;
-    private final Map<String, Allocation> booked = new ConcurrentHashMap<>();
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
     private final Map<String, String> colourState = new ConcurrentHashMap<>();
     private final AtomicInteger wanted = new AtomicInteger();
     private volatile ScheduledExecutorService exec;
 
-    /** @param colours each colour's supervisor, in the order rounds visit them (blue, green) */
-    public CeilingController(NodeInventory inventory, MemoryUnit unit, Map<String, CeilingTarget> colours) {
+    /**
+     * @param booked  the node's bookings now ({@link NodeBookings#booked}; add this controller to its listeners)
+     * @param colours each colour's supervisor, in the order rounds visit them (blue, green)
+     */
+    public CeilingController(NodeInventory inventory, Supplier<Collection<Allocation>> booked, Map<String, CeilingTarget> colours) {
         this.inventory = inventory;
-        this.unit = unit;
+        this.booked = booked;
         this.colours = new LinkedHashMap<>(colours);
     }
 
-    @Override public void upserted(Pod pod) {
-        String uid = pod.getMetadata().getUid();
-        if (uid == null || uid.isBlank()) return;
-        KubePod p = KubePod.of(pod);
-        boolean changed;
-        if (p.finished()) {
-            changed = booked.remove(uid) != null;
-        } else {
-            var a = AllocationCodec.found(p.booking(inventory, unit));
-            changed = a.isPresent() ? !a.get().equals(booked.put(uid, a.get())) : booked.remove(uid) != null;
-        }
-        if (changed) requestRound();
-    }
-
-    @Override public void deleted(Pod pod) {
-        String uid = pod.getMetadata().getUid();
-        if (uid != null && booked.remove(uid) != null) requestRound();
-    }
+    @Override public void bookingsChanged() { requestRound(); }
 
     /** The plan for the bookings seen so far. */
     public Map<Integer, Long> desired() {
-        return CeilingPlan.desired(booked.values(), inventory.gpus().stream().map(g -> g.index()).toList());
+        return MpsLimits.ceilingPerGpu(booked.get(), inventory.gpus().stream().map(g -> g.index()).toList());
     }
 
     /** One round on the calling thread (tests; production calls it from the executor). */
@@ -133,7 +120,7 @@ public final class CeilingController implements PodListener, AutoCloseable {
             });
             if (!sent.isEmpty()) {
                 changed.put(c.getKey(), List.copyOf(sent));
-                LOG.info(() -> "MPS server ceilings on " + c.getKey() + ": " + sent + " MiB (bookings: " + booked.size() + " pod(s))");
+                LOG.info(() -> "MPS server ceilings on " + c.getKey() + ": " + sent + " MiB (bookings: " + booked.get().size() + " pod(s))");
             }
         }
         return new Round(want, changed, skipped);
@@ -160,7 +147,7 @@ public final class CeilingController implements PodListener, AutoCloseable {
         if (e == null || wanted.getAndIncrement() > 0) return; // a round is queued or running: it runs once more
         try {
             e.execute(this::drain);
-        } catch (java.util.concurrent.RejectedExecutionException ignored) {
+        } catch (RejectedExecutionException ignored) {
             wanted.set(0); // shutting down
         }
     }
@@ -181,13 +168,10 @@ public final class CeilingController implements PodListener, AutoCloseable {
         }
     }
 
-    /** The bookings counted now, by pod UID (for tests and /healthz-style reports). */
-    public Map<String, Allocation> booked() { return Map.copyOf(booked); }
-
     /** Production targets: each colour's supervisor socket under {@code runDir}. */
-    public static Map<String, CeilingTarget> socketTargets(java.nio.file.Path runDir, Duration timeout) {
+    public static Map<String, CeilingTarget> socketTargets(Path runDir, Duration timeout) {
         Map<String, CeilingTarget> out = new LinkedHashMap<>();
-        for (io.mpshare.mps.Colour c : io.mpshare.mps.Colour.values()) out.put(c.id(), CeilingTarget.overSocket(c, runDir, timeout));
+        for (Colour c : Colour.values()) out.put(c.id(), CeilingTarget.overSocket(c, runDir, timeout));
         return out;
     }
 

@@ -5,12 +5,15 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.kube.node.NodeBookings;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
@@ -18,9 +21,10 @@ import java.util.logging.Logger;
 
 /**
  * Every pod bound to this node, from one informer ({@code fieldSelector=spec.nodeName=<node>}): one LIST at start,
- * then a WATCH. Nothing on the Allocate path talks to the API server to read pods.
+ * then a WATCH, handed to this node's {@link NodeBookings} (which reads and checks each pod once for every part of the
+ * agent). Nothing on the Allocate path talks to the API server to read pods.
  *
- * <p>Listeners ({@link PodListener}) see each change on the informer thread; {@link #awaitChange} lets a caller
+ * <p>The bookings see each change on the informer thread; {@link #awaitChange} lets a caller
  * that found nothing wait for the next event (kubelet may call Allocate a moment before our watch delivers the
  * binding). The policer reuses this cache: {@link #pods()} and {@link #get} read the informer's store.
  */
@@ -30,7 +34,7 @@ public final class NodePodCache implements AutoCloseable {
     private final KubernetesClient client;
     private final String node;
     private final boolean serverSideFilter;
-    private final List<PodListener> listeners = new CopyOnWriteArrayList<>();
+    private final NodeBookings bookings;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private volatile long version;
@@ -38,22 +42,19 @@ public final class NodePodCache implements AutoCloseable {
     private final Object readLock = new Object();
     private volatile long lastRead = System.nanoTime() - Long.MAX_VALUE / 2;
 
-    public NodePodCache(KubernetesClient client, String node) { this(client, node, true); }
-
     /**
+     * @param bookings         where every event of a pod bound to the node goes (its listeners added before {@link #start})
      * @param serverSideFilter false only for API test servers that cannot filter watches by {@code spec.nodeName}
      *                         (fabric8's mock server ignores that field): then every pod is watched and filtered here
      */
-    public NodePodCache(KubernetesClient client, String node, boolean serverSideFilter) {
+    public NodePodCache(KubernetesClient client, NodeBookings bookings, boolean serverSideFilter) {
         this.client = client;
-        this.node = node;
+        this.node = bookings.node();
+        this.bookings = bookings;
         this.serverSideFilter = serverSideFilter;
     }
 
     public String node() { return node; }
-
-    /** Add listeners before {@link #start}, so they see the initial list too. */
-    public void addListener(PodListener l) { listeners.add(l); }
 
     public NodePodCache start(Duration resync) {
         var pods = client.pods().inAnyNamespace();
@@ -71,12 +72,10 @@ public final class NodePodCache implements AutoCloseable {
 
     private void fire(Pod pod, boolean deleted) {
         if (!here(pod)) return;
-        for (PodListener l : listeners) {
-            try {
-                if (deleted) l.deleted(pod); else l.upserted(pod);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "pod listener failed on " + pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName(), e);
-            }
+        try {
+            if (deleted) bookings.deleted(pod); else bookings.upserted(pod);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "reading the booking of pod " + pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName() + " failed", e);
         }
         lock.lock();
         try { version++; changed.signalAll(); } finally { lock.unlock(); }
@@ -109,7 +108,7 @@ public final class NodePodCache implements AutoCloseable {
         long asked = System.nanoTime();
         synchronized (readLock) {
             if (lastRead - asked > 0) return 0;   // a read that started after we asked has just finished
-            var f = new java.util.concurrent.CompletableFuture<List<Pod>>();
+            var f = new CompletableFuture<List<Pod>>();
             Thread.ofVirtual().name("mpshare-pod-read").start(() -> {
                 try {
                     var all = client.pods().inAnyNamespace();
@@ -123,10 +122,10 @@ public final class NodePodCache implements AutoCloseable {
                 List<Pod> read = f.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
                 for (Pod p : read) fire(p, false);
                 return read.size();
-            } catch (java.util.concurrent.TimeoutException e) {
+            } catch (TimeoutException e) {
                 LOG.warning("reading the pods of node " + node + " directly took over " + timeout + "; going on without");
                 return -1;
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 LOG.warning("reading the pods of node " + node + " directly failed: " + e.getCause().getMessage());
                 return -1;
             } catch (InterruptedException e) {

@@ -8,6 +8,7 @@ import io.mpshare.deviceplugin.api.podresources.v1.ListPodResourcesRequest;
 import io.mpshare.deviceplugin.api.podresources.v1.PodResources;
 import io.mpshare.deviceplugin.api.podresources.v1.PodResourcesListerGrpc;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.deviceplugin.allocation.PodResources.Holding;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,9 +26,6 @@ public final class PodResourcesClient implements AutoCloseable {
     private final ManagedChannel channel;
 
     public PodResourcesClient(Path socket, EventLoopGroup group) { this.channel = UnixSockets.dial(socket, group); }
-
-    /** One container's devices of a resource, as kubelet recorded them. */
-    public record Holding(PodKey pod, String container, List<String> deviceIds) {}
 
     public List<Holding> list(String resource) {
         var resp = PodResourcesListerGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)

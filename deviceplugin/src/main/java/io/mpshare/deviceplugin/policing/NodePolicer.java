@@ -3,14 +3,14 @@ package io.mpshare.deviceplugin.policing;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.model.NodeInventory;
+import io.mpshare.deviceplugin.allocation.AnswerSink;
 import io.mpshare.deviceplugin.cluster.PodAnnotator;
-import io.mpshare.deviceplugin.cluster.PodListener;
 import io.mpshare.deviceplugin.devices.HealthState;
+import io.mpshare.kube.node.NodeBookings;
 import io.mpshare.mps.MpsControl;
 import io.mpshare.nvml.Nvml;
-import io.mpshare.policing.LiveNodeView;
+import io.mpshare.policing.NodeView;
 import io.mpshare.policing.Policer;
 import io.mpshare.policing.PolicerConfig;
 import io.mpshare.policing.ProcessKiller;
@@ -34,8 +34,9 @@ import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
- * The policer as the device plugin runs it: {@link LiveNodeView} and {@link ContainerIndex} fed by the pod informer
- * ({@link #listener()}), {@link CgroupPidOwners} over the host's {@code /proc}, both colours' control daemons,
+ * The policer as the device plugin runs it: its view of the node ({@link PolicingPods}: the checked bookings of
+ * {@link NodeBookings}, which {@link #listener()} follows) and the {@link ContainerIndex}, {@link CgroupPidOwners}
+ * over the host's {@code /proc}, both colours' control daemons,
  * Kubernetes Events, the Eviction API, {@code mpshare.io/usage} merge patches (changed values only), SIGKILL, and
  * its metrics in the agent's registry (served on {@code /metrics}). One thread samples and acts; another talks to the
  * API server for events and usage; {@code endPod} for a pod being deleted is queued on the policer's thread.
@@ -59,7 +60,6 @@ public final class NodePolicer implements AutoCloseable {
         public Hooks withRegistry(PrometheusRegistry r) { return new Hooks(controlForColour, killer, r); }
     }
 
-    private final LiveNodeView view = new LiveNodeView();
     private final ContainerIndex containers = new ContainerIndex();
     private final PodIndex pods = new PodIndex();
     private final ScheduledExecutorService exec;
@@ -69,17 +69,20 @@ public final class NodePolicer implements AutoCloseable {
     private final PolicingPods listener;
     private final int gpuCount;
 
-    public NodePolicer(PolicingConfig cfg, String node, NodeInventory hw, MemoryUnit unit, Nvml nvml, KubernetesClient client,
+    /** @param bookings this node's checked bookings (add {@link #listener()} to its listeners) */
+    public NodePolicer(PolicingConfig cfg, NodeBookings bookings, NodeInventory hw, Nvml nvml, KubernetesClient client,
                        Supplier<String> activeColour, Hooks hooks, InstantSource clock) {
+        String node = bookings.node();
         this.exec = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mpshare-policer"));
         this.api = Executors.newSingleThreadExecutor(r -> daemon(r, "mpshare-policer-api"));
         this.evictions = noRetry(client);
         this.gpuCount = hw.gpus().size();
+        this.listener = new PolicingPods(bookings, containers, pods, this::endPodSoon);
         PolicerConfig pc = PolicerConfig.defaults(node).withPolicy(cfg.action()).withPeriod(cfg.interval()).withProcRoot(cfg.procRoot());
         this.policer = Policer.builder()
                 .config(pc)
                 .nvml(nvml)
-                .view(view)
+                .view(listener)
                 .owners(new CgroupPidOwners(new ProcFs(cfg.procRoot()), containers))
                 .daemons(new ColourDaemons(activeColour, hooks.controlForColour()))
                 .killer(hooks.killer())
@@ -90,7 +93,6 @@ public final class NodePolicer implements AutoCloseable {
                 .clock(clock)
                 .executor(exec)
                 .build();
-        this.listener = new PolicingPods(hw, unit, view, containers, pods, this::endPodSoon);
     }
 
     /** A client for evictions that does not retry a 429 (a PodDisruptionBudget): the policer retries after {@code retryAfter}. */
@@ -104,15 +106,15 @@ public final class NodePolicer implements AutoCloseable {
         return t;
     }
 
-    /** Add to the pod cache before it starts. */
-    public PodListener listener() { return listener; }
+    /** Add to the node's bookings before the pod informer starts. */
+    public NodeBookings.Listener listener() { return listener; }
 
     /** Where Allocate reports what it answered, while that differs from the pod's annotation. */
-    public io.mpshare.deviceplugin.allocation.AllocationManager.AnswerSink answerSink() { return listener; }
+    public AnswerSink answerSink() { return listener; }
 
     /** The device plugin's health, for the per-GPU health metric. */
     public void health(HealthState h) {
-        for (int i = 0; i < gpuCount; i++) view.healthy(i, h.gpuHealthy(i));
+        for (int i = 0; i < gpuCount; i++) listener.healthy(i, h.gpuHealthy(i));
     }
 
     public NodePolicer start() {
@@ -123,7 +125,8 @@ public final class NodePolicer implements AutoCloseable {
 
     public Policer policer() { return policer; }
 
-    public LiveNodeView view() { return view; }
+    /** What the policer judges by: the checked bookings, as answered. */
+    public NodeView view() { return listener; }
 
     private void endPodSoon(String uid) {
         try {

@@ -1,6 +1,5 @@
 package io.mpshare.deviceplugin.allocation;
 
-import io.mpshare.deviceplugin.api.v1beta1.ContainerPreferredAllocationRequest;
 import io.mpshare.deviceplugin.devices.DeviceIds;
 import org.junit.jupiter.api.Test;
 
@@ -16,22 +15,17 @@ class PreferenceTest {
         return out;
     }
 
-    static ContainerPreferredAllocationRequest req(int size, List<String> available, List<String> must) {
-        return ContainerPreferredAllocationRequest.newBuilder().addAllAvailableDeviceIDs(available).addAllMustIncludeDeviceIDs(must)
-                .setAllocationSize(size).build();
-    }
-
     @Test void pick_preferredGpu_onlyItsIds() {
         var avail = new ArrayList<>(ids("GPU-a", 10));
         avail.addAll(ids("GPU-b", 10));
-        assertThat(Preference.pick(req(4, avail, List.of()), List.of("GPU-b"))).hasSize(4)
+        assertThat(Preference.pick(avail, List.of(), 4, List.of("GPU-b"))).hasSize(4)
                 .allSatisfy(id -> assertThat(DeviceIds.gpuUuid(id)).contains("GPU-b"));
     }
 
     @Test void pick_twoPreferredGpus_spreadEvenly() {
         var avail = new ArrayList<>(ids("GPU-a", 10));
         avail.addAll(ids("GPU-b", 10));
-        var got = Preference.pick(req(6, avail, List.of()), List.of("GPU-a", "GPU-b"));
+        var got = Preference.pick(avail, List.of(), 6, List.of("GPU-a", "GPU-b"));
         assertThat(got.stream().filter(id -> id.startsWith("GPU-a"))).hasSize(3);
         assertThat(got.stream().filter(id -> id.startsWith("GPU-b"))).hasSize(3);
     }
@@ -39,18 +33,18 @@ class PreferenceTest {
     @Test void pick_noPreference_fromTheGpuWithMostFree() {
         var avail = new ArrayList<>(ids("GPU-a", 3));
         avail.addAll(ids("GPU-b", 10));
-        assertThat(Preference.pick(req(5, avail, List.of()), List.of())).allSatisfy(id -> assertThat(id).startsWith("GPU-b"));
+        assertThat(Preference.pick(avail, List.of(), 5, List.of())).allSatisfy(id -> assertThat(id).startsWith("GPU-b"));
     }
 
     @Test void pick_mustIncludeFirst_sizeKept() {
         var avail = ids("GPU-a", 10);
-        var got = Preference.pick(req(3, avail, List.of("GPU-a-_-7")), List.of("GPU-a"));
+        var got = Preference.pick(avail, List.of("GPU-a-_-7"), 3, List.of("GPU-a"));
         assertThat(got).hasSize(3).first().isEqualTo("GPU-a-_-7");
     }
 
     @Test void pick_preferredGpuShort_filledFromOthers() {
         var avail = new ArrayList<>(ids("GPU-a", 2));
         avail.addAll(ids("GPU-b", 10));
-        assertThat(Preference.pick(req(5, avail, List.of()), List.of("GPU-a"))).hasSize(5).doesNotHaveDuplicates();
+        assertThat(Preference.pick(avail, List.of(), 5, List.of("GPU-a"))).hasSize(5).doesNotHaveDuplicates();
     }
 }

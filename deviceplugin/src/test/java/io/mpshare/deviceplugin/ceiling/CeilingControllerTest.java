@@ -2,7 +2,10 @@ package io.mpshare.deviceplugin.ceiling;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.model.Gpu;
+import io.mpshare.core.model.NodeInventory;
 import io.mpshare.deviceplugin.testkit.TestPods;
+import io.mpshare.kube.node.NodeBookings;
 import io.mpshare.mps.Colour;
 import io.mpshare.mps.MpsException;
 import io.mpshare.mps.MpsException.Reason;
@@ -18,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static io.mpshare.deviceplugin.ceiling.CeilingPlanTest.INV;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -26,10 +28,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * modelled daemons (whole GiB, as the H200's), the control commands they send recorded. The socket is in CeilingSocketIT.
  */
 class CeilingControllerTest {
+    static final NodeInventory INV = new NodeInventory("node-1", List.of(
+            new Gpu(0, "GPU-0", "NVIDIA H200", 143771, true), new Gpu(1, "GPU-1", "NVIDIA H200", 143771, true),
+            new Gpu(2, "GPU-2", "NVIDIA H200", 143771, true)));
     @TempDir Path runDir;
     ManualScheduler clock = new ManualScheduler();
     SupervisorDaemon blue;
     SupervisorDaemon green;
+    final NodeBookings bookings = new NodeBookings("node-1", INV, MemoryUnit.GIB, NodeBookings.Refusals.NONE);
     CeilingController controller;
 
     @BeforeEach void setUp() {
@@ -38,7 +44,8 @@ class CeilingControllerTest {
         Map<String, CeilingTarget> targets = new LinkedHashMap<>();
         targets.put("blue", blue.target());
         targets.put("green", green.target());
-        controller = new CeilingController(INV, MemoryUnit.GIB, targets);
+        controller = new CeilingController(INV, bookings::booked, targets);
+        bookings.addListener(controller);
     }
 
     /** Reserve 512 MiB: a 7 GiB pod's cap is 7680 MiB, which the ceiling rounds up to 8 GiB. */
@@ -58,7 +65,7 @@ class CeilingControllerTest {
         assertThat(green.mps.defaultLimits()).isEqualTo(Map.of(0, 1024L, 1, 1024L, 2, 1024L));
 
         Pod a = pod("a", 7, 0);
-        controller.upserted(a);
+        bookings.upserted(a);
         var round = controller.reconcile();
         assertThat(round.changed()).containsEntry("blue", List.of("0=8192")).containsEntry("green", List.of("0=8192"));
         assertThat(blue.mps.defaultLimits()).containsEntry(0, 8192L);
@@ -66,16 +73,16 @@ class CeilingControllerTest {
         assertThat(blue.mps.commands()).contains("set_default_device_pinned_mem_limit 0 8192M", "set_device_pinned_mem_limit " + server + " 0 8192M");
         assertThat(green.mps.defaultLimits()).containsEntry(0, 8192L);
 
-        controller.upserted(pod("b", 3, 1));
+        bookings.upserted(pod("b", 3, 1));
         controller.reconcile();
         assertThat(blue.mps.defaultLimits()).isEqualTo(Map.of(0, 8192L, 1, 4096L, 2, 1024L)); // 3 GiB + 512 rounded up
 
-        controller.deleted(a);
+        bookings.deleted(a);
         controller.reconcile();
         assertThat(blue.mps.defaultLimits()).containsEntry(0, 1024L); // released: back to the floor
         assertThat(blue.mps.serverLimits().get(server)).containsEntry(0, 1024L);
 
-        controller.upserted(finished(pod("b", 3, 1)));
+        bookings.upserted(finished(pod("b", 3, 1)));
         controller.reconcile();
         assertThat(green.mps.defaultLimits()).isEqualTo(Map.of(0, 1024L, 1, 1024L, 2, 1024L));
         assertThat(blue.launcher.starts()).hasSize(1); // never restarted to change a ceiling
@@ -84,7 +91,7 @@ class CeilingControllerTest {
     }
 
     @Test void reconcile_unchangedPlan_sendsNothing() {
-        controller.upserted(pod("a", 7, 0));
+        bookings.upserted(pod("a", 7, 0));
         controller.reconcile();
         blue.mps.clearCommands();
         var again = controller.reconcile();
@@ -93,7 +100,7 @@ class CeilingControllerTest {
     }
 
     @Test void daemonRestart_supervisorReappliesTheLastCeilings_noRoundNeeded() {
-        controller.upserted(pod("a", 7, 0));
+        bookings.upserted(pod("a", 7, 0));
         controller.reconcile();
         blue.launcher.exitCurrent(137);
         clock.runDue();
@@ -107,7 +114,7 @@ class CeilingControllerTest {
     }
 
     @Test void supervisorRestartedWithoutCeilings_nextRoundPutsThemBack() {
-        controller.upserted(pod("a", 7, 0));
+        bookings.upserted(pod("a", 7, 0));
         controller.reconcile();
         blue.supervisor.stop(true);
         clock.runDue();
@@ -130,8 +137,8 @@ class CeilingControllerTest {
 
             @Override public void setCeiling(int device, long mib) { green.target().setCeiling(device, mib); }
         };
-        controller = new CeilingController(INV, MemoryUnit.GIB, Map.of("blue", blue.target(), "green", flaky));
-        controller.upserted(pod("a", 7, 0));
+        controller = new CeilingController(INV, bookings::booked, Map.of("blue", blue.target(), "green", flaky));
+        bookings.upserted(pod("a", 7, 0));
         var round = controller.reconcile();
         assertThat(round.skipped()).containsOnlyKeys("green");
         assertThat(blue.mps.defaultLimits()).containsEntry(0, 8192L);
@@ -145,7 +152,7 @@ class CeilingControllerTest {
     @Test void daemonDown_ceilingStoredPending_appliedOnStart_notResent() {
         blue.launcher.exitCurrent(137);
         clock.runDue(); // in backoff: the daemon does not answer
-        controller.upserted(pod("a", 7, 0));
+        bookings.upserted(pod("a", 7, 0));
         controller.reconcile();
         assertThat(blue.supervisor.status().ceilingsMib()).containsEntry(0, 8192L);
         clock.advance(Duration.ofSeconds(1).plusMillis(200));
@@ -154,7 +161,7 @@ class CeilingControllerTest {
     }
 
     @Test void refusedByTheDaemon_previousKept_triedAgainNextRound() {
-        controller.upserted(pod("a", 7, 0));
+        bookings.upserted(pod("a", 7, 0));
         blue.mps.failNext("set_default_device_pinned_mem_limit 0", Reason.UNKNOWN_COMMAND);
         var first = controller.reconcile();
         assertThat(first.changed().get("blue")).doesNotContain("0=8192");
@@ -166,15 +173,28 @@ class CeilingControllerTest {
     @Test void terminatingPod_stillCounts_untilGone() {
         Pod a = pod("a", 7, 0);
         a.getMetadata().setDeletionTimestamp("2026-11-30T00:01:00Z");
-        controller.upserted(a);
+        bookings.upserted(a);
         assertThat(controller.desired()).containsEntry(0, 8192L);
-        controller.deleted(a);
+        bookings.deleted(a);
         assertThat(controller.desired()).containsEntry(0, 1024L);
     }
 
     @Test void podWithoutAllocation_orNotBooked_countsNothing() {
-        controller.upserted(TestPods.pod("plain").uid("uid-plain").plain("main").on("node-1").build());
-        assertThat(controller.booked()).isEmpty();
+        bookings.upserted(TestPods.pod("plain").uid("uid-plain").plain("main").on("node-1").build());
+        assertThat(bookings.booked()).isEmpty();
         assertThat(controller.desired()).isEqualTo(Map.of(0, 1024L, 1, 1024L, 2, 1024L));
+    }
+
+    /** F2 of the hostile-tenant review: a rewritten charge raised the GPU's ceiling from 2 GiB to 137 GiB. */
+    @Test void forgedCharge_notCounted_ceilingUnchanged() {
+        Pod honest = TestPods.pod("train").uid("uid-train").mem("main", 1).on("node-1").placed(INV, 0).build();   // 1 GiB + 1024 reserve
+        bookings.upserted(honest);
+        assertThat(controller.reconcile().desired()).containsEntry(0, 2048L);
+        bookings.upserted(TestPods.forged(honest, 140_000, 138_976));
+        var round = controller.reconcile();
+        assertThat(round.desired()).as("the ceiling follows the pod's resources, not the annotation").containsEntry(0, 2048L);
+        assertThat(round.changed()).isEmpty();
+        assertThat(blue.mps.defaultLimits()).containsEntry(0, 2048L);
+        assertThat(green.mps.defaultLimits()).containsEntry(0, 2048L);
     }
 }

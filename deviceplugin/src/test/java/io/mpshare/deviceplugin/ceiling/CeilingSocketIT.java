@@ -2,6 +2,7 @@ package io.mpshare.deviceplugin.ceiling;
 
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.deviceplugin.testkit.TestPods;
+import io.mpshare.kube.node.NodeBookings;
 import io.mpshare.mps.Colour;
 import io.mpshare.mps.MpsSupervisor;
 import io.mpshare.mps.SupervisorConfig;
@@ -24,7 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import static io.mpshare.deviceplugin.ceiling.CeilingPlanTest.INV;
+import static io.mpshare.deviceplugin.ceiling.CeilingControllerTest.INV;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -59,16 +60,17 @@ class CeilingSocketIT {
     }
 
     @Test void reconcile_overTheSockets_bothColours_allocationAndRelease() {
-        CeilingController controller = new CeilingController(INV, MemoryUnit.GIB, CeilingController.socketTargets(run, Duration.ofSeconds(30)));
+        var bookings = new NodeBookings("node-1", INV, MemoryUnit.GIB, NodeBookings.Refusals.NONE);
+        CeilingController controller = new CeilingController(INV, bookings::booked, CeilingController.socketTargets(run, Duration.ofSeconds(30)));
         var pod = TestPods.pod("a").uid("uid-a").mem("main", 7).on("node-1").placed(INV, 1).build();
-        controller.upserted(pod);
+        bookings.upserted(pod);
         var round = controller.reconcile();
         assertThat(round.skipped()).isEmpty();
         for (FakeMpsControl mps : daemons.values()) {
             assertThat(mps.defaultLimits()).isEqualTo(Map.of(0, 1024L, 1, 8192L, 2, 1024L));
             assertThat(mps.commands()).contains("set_default_device_pinned_mem_limit 1 8192M");
         }
-        controller.deleted(pod);
+        bookings.deleted(pod);
         controller.reconcile();
         for (FakeMpsControl mps : daemons.values()) assertThat(mps.defaultLimits()).containsEntry(1, 1024L);
     }

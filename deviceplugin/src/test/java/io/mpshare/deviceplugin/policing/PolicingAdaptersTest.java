@@ -8,10 +8,10 @@ import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.deviceplugin.cluster.InventoryPublisher;
 import io.mpshare.deviceplugin.testkit.TestPods;
+import io.mpshare.kube.node.NodeBookings;
 import io.mpshare.mps.MpsControl;
 import io.mpshare.mps.fake.FakeMpsControl;
 import io.mpshare.nvml.fake.FakeNvml;
-import io.mpshare.policing.LiveNodeView;
 import io.mpshare.policing.PolicerEvent;
 import io.mpshare.policing.proc.ContainerIndex;
 import org.junit.jupiter.api.Test;
@@ -29,11 +29,18 @@ class PolicingAdaptersTest {
     static final String UID = "11111111-2222-3333-4444-555555555555";
     static final String CID = "c".repeat(64);
     final NodeInventory inv = InventoryPublisher.readHardware(new FakeNvml().addH200().addH200(), "n1");
-    final LiveNodeView view = new LiveNodeView();
     final ContainerIndex containers = new ContainerIndex();
     final PodIndex pods = new PodIndex();
     final List<String> ended = new ArrayList<>();
-    final PolicingPods feed = new PolicingPods(inv, MemoryUnit.GIB, view, containers, pods, ended::add);
+    final NodeBookings bookings = new NodeBookings("n1", inv, MemoryUnit.GIB, NodeBookings.Refusals.NONE);
+    final PolicingPods feed = feed();
+    final PolicingPods view = feed;
+
+    PolicingPods feed() {
+        var f = new PolicingPods(bookings, containers, pods, ended::add);
+        bookings.addListener(f);
+        return f;
+    }
 
     Pod pod() {
         Pod p = TestPods.pod("train").uid(UID).mem("main", 7).on("n1").placed(inv, 1).build();
@@ -43,7 +50,7 @@ class PolicingAdaptersTest {
     }
 
     @Test void upsert_putsTheAllocationContainerAndName() {
-        feed.upserted(pod());
+        bookings.upserted(pod());
         assertThat(view.allocations()).singleElement().satisfies(a -> {
             assertThat(a.podUid()).isEqualTo(UID);
             assertThat(a.gpuIndices()).containsExactly(1);
@@ -54,13 +61,13 @@ class PolicingAdaptersTest {
     }
 
     @Test void finishedOrDeletedPods_leaveTheView() {
-        feed.upserted(pod());
+        bookings.upserted(pod());
         Pod done = pod();
         done.getStatus().setPhase("Succeeded");
-        feed.upserted(done);
+        bookings.upserted(done);
         assertThat(view.allocations()).isEmpty();
-        feed.upserted(pod());
-        feed.deleted(pod());
+        bookings.upserted(pod());
+        bookings.deleted(pod());
         assertThat(view.allocations()).isEmpty();
         assertThat(containers.nameOf(UID, CID)).isEmpty();
         assertThat(pods.get(UID)).isEmpty();
@@ -68,16 +75,29 @@ class PolicingAdaptersTest {
 
     @Test void podWithoutAllocation_isNotInTheView() {
         Pod p = TestPods.pod("plain").uid(UID).plain("main").on("n1").build();
-        feed.upserted(p);
+        bookings.upserted(p);
         assertThat(view.allocations()).isEmpty();
         assertThat(pods.get(UID)).isPresent();   // still named in events about it (a rogue process)
+    }
+
+    /** F2 of the hostile-tenant review: after a rewritten charge the policer stopped flagging a 98 GiB client. */
+    @Test void forgedCharge_allowanceUnchanged() {
+        Pod honest = pod();
+        bookings.upserted(honest);
+        long charge = view.allocations().getFirst().demand().chargeMib();
+        assertThat(charge).isEqualTo(7168 + Names.DEFAULT_CONTEXT_RESERVE_MIB);
+        bookings.upserted(TestPods.forged(honest, 140_000, 138_976));
+        assertThat(view.allocations()).singleElement().satisfies(a -> {
+            assertThat(a.demand().chargeMib()).as("judged by its resources, not by the annotation").isEqualTo(charge);
+            assertThat(a.gpuIndices()).containsExactly(1);
+        });
     }
 
     @Test void deletionTimestamp_endsThePodOnce() {
         Pod p = pod();
         p.getMetadata().setDeletionTimestamp("2026-11-30T05:00:00Z");
-        feed.upserted(p);
-        feed.upserted(p);
+        bookings.upserted(p);
+        bookings.upserted(p);
         assertThat(ended).containsExactly(UID);
     }
 

@@ -10,13 +10,16 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.mpshare.core.Names;
 import io.mpshare.core.codec.UsageCodec;
+import io.mpshare.core.isolation.MpsLimits;
 import io.mpshare.core.model.NodeInventory;
+import io.mpshare.core.model.PodKey;
 import io.mpshare.deviceplugin.DevicePluginConfig;
 import io.mpshare.deviceplugin.DevicePluginNode;
 import io.mpshare.deviceplugin.NodeHttp;
 import io.mpshare.deviceplugin.cluster.InventoryPublisher;
 import io.mpshare.deviceplugin.testkit.FakeKubelet;
 import io.mpshare.deviceplugin.testkit.TestPods;
+import io.mpshare.kube.node.Distrust;
 import io.mpshare.mps.fake.FakeMpsControl;
 import io.mpshare.nvml.fake.FakeNvml;
 import io.mpshare.policing.ActionPolicy;
@@ -97,7 +100,7 @@ class PolicingIT {
                 .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofHours(1))
                 .withPolicing(PolicingConfig.defaults().withAction(action).withInterval(Duration.ofMillis(200)).withProcRoot(proc));
         var hooks = new NodePolicer.Hooks(colour -> Names.MPS_COLOUR_BLUE.equals(colour) ? mps : null, pid -> killed.add(pid), registry);
-        node = DevicePluginNode.start(cfg, nvml, c -> mps::daemonUp, client, Clock.systemUTC(), false, hooks);
+        node = DevicePluginNode.start(cfg.withPodFieldSelector(false), new DevicePluginNode.Io(nvml, client, c -> mps::daemonUp, hooks, Clock.systemUTC()));
     }
 
     /**
@@ -185,7 +188,7 @@ class PolicingIT {
             assertThat(g.index()).isZero();
             assertThat(g.usedMib()).isEqualTo(20_000);
             // 7 GiB + the context reserve the pod was booked with (its default is calibrated elsewhere)
-            assertThat(g.allocatedMib()).isEqualTo(node.allocations().allocationOf(io.mpshare.core.model.PodKey.of("default", "hog"))
+            assertThat(g.allocatedMib()).isEqualTo(node.allocations().allocationOf(PodKey.of("default", "hog"))
                     .orElseThrow().demand().chargeMib());
             assertThat(g.processes()).isEqualTo(1);
         });
@@ -198,6 +201,42 @@ class PolicingIT {
         assertThat(killed).doesNotContain(201L);
         assertThat(client.pods().inNamespace("default").withName("neighbour").get()).isNotNull();
         assertThat(dispatcher.log).noneMatch(l -> l.contains("/eviction"));
+    }
+
+    /**
+     * F2 of the hostile-tenant review, through the whole agent and the API server: the hog's charge rewritten as a tenant
+     * with {@code patch pods} would ({@code kubectl annotate --overwrite}) is not counted: the booking, the server
+     * ceiling and the policer's allowance stay those of its resources, and a client over its real share is still ended.
+     */
+    @Test void forgedCharge_throughTheApiServer_notCounted_hogStillTerminated() throws Exception {
+        start(ActionPolicy.TERMINATE);
+        hogUid = pod("hog", C_HOG);
+        PodKey hog = PodKey.of("default", "hog");
+        await("the hog booked", () -> node.bookings().bookingOf(hog).map(a -> a.podUid().equals(hogUid)).orElse(false));
+        long charge = node.bookings().bookingOf(hog).orElseThrow().demand().chargeMib();
+        Map<Integer, Long> ceilings = node.ceilings().desired();
+        assertThat(ceilings).containsEntry(0, MpsLimits.ceilingMib(charge));
+
+        client.pods().inNamespace("default").withName("hog").edit(x -> {
+            x.getMetadata().setAnnotations(TestPods.forged(x, 140_000, 138_976).getMetadata().getAnnotations());
+            return x;
+        });
+        await("the forged annotation refused", () -> node.refusals().count(Distrust.DISAGREES_WITH_RESOURCES) == 1);
+        assertThat(annotation("hog", Names.ANN_ALLOCATION)).contains("charge=140000/");
+        assertThat(node.bookings().bookingOf(hog).orElseThrow().demand().chargeMib()).isEqualTo(charge);
+        assertThat(node.ceilings().desired()).as("no ceiling raised").isEqualTo(ceilings);
+        assertThat(node.policer().orElseThrow().view().allocations()).singleElement()
+                .satisfies(a -> assertThat(a.demand().chargeMib()).as("the policer's allowance").isEqualTo(charge));
+
+        podProcess(101, hogUid, C_HOG);
+        mps.connectClient(101);
+        nvml.startMpsClient(0, 101, 20_000);
+        await("terminate_client for the hog's PID", () -> terminates().stream().anyMatch(c -> c.endsWith(" 101")));
+        try (var http = new NodeHttp(new InetSocketAddress("127.0.0.1", 0), () -> null).metrics(node.metrics()).start()) {
+            var res = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(res.body()).contains("mpshare_node_bookings_refused_total{node=\"n1\",reason=\"disagrees_with_resources\"} 1.0");
+        }
     }
 
     @Test void metrics_areServedOnNodeHttp() throws Exception {

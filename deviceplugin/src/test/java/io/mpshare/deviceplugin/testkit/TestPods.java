@@ -72,6 +72,22 @@ public final class TestPods {
     /** Writes the allocation the extender would: these GPU indices of {@code inv}. */
     public TestPods placed(NodeInventory inv, int... gpuIndices) { placedOn = inv; gpus = gpuIndices; return this; }
 
+    /**
+     * {@code p} as a tenant with {@code patch pods} would leave it after F2's reproduction of the hostile-tenant review:
+     * {@code kubectl annotate --overwrite} of {@code mpshare.io/allocation} with the charge raised to {@code chargeMib}
+     * and the app container {@code main}'s share with it; a newer resourceVersion.
+     */
+    public static Pod forged(Pod p, long chargeMib, long mainMib) {
+        Pod out = new PodBuilder(p).build();
+        var ann = new LinkedHashMap<>(out.getMetadata().getAnnotations());
+        ann.put(Names.ANN_ALLOCATION, ann.get(Names.ANN_ALLOCATION).replaceAll("charge=\\d+/", "charge=" + chargeMib + "/")
+                .replaceAll("c=main:\\d+:", "c=main:" + mainMib + ":"));
+        out.getMetadata().setAnnotations(ann);
+        String rv = p.getMetadata().getResourceVersion();
+        out.getMetadata().setResourceVersion(Long.toString(rv == null ? 1 : Long.parseLong(rv) + 1));
+        return out;
+    }
+
     public Pod build() {
         var pb = new PodBuilder().withNewMetadata().withName(name).withNamespace(namespace).withUid(uid).withLabels(labels).endMetadata()
                 .withNewSpec().withNodeName(node).withHostIPC(hostIPC).endSpec()

@@ -87,8 +87,9 @@ class SeedSampleIT {
         kubelet = new FakeKubelet(dir, podRes).start();
         var mps = new FakeMpsControl();
         var cfg = DevicePluginConfig.defaults("n1").withSockets(dir, kubelet.socket(), podRes)
-                .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), DevicePluginConfig.defaults("n1").reconcileDelay());
-        node = DevicePluginNode.start(cfg, new FakeNvml().addH200().addH200(), c -> mps::daemonUp, client, Clock.systemUTC(), false);
+                .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), DevicePluginConfig.defaults("n1").reconcileDelay())
+                .withPodFieldSelector(false);
+        node = DevicePluginNode.start(cfg, DevicePluginNode.Io.of(new FakeNvml().addH200().addH200(), client, c -> mps::daemonUp, cfg.runDir()));
         await("inventory published", () -> {
             var a = client.nodes().withName("n1").get().getMetadata().getAnnotations();
             return a != null && a.containsKey(Names.ANN_NODE_GPUS);

@@ -1,5 +1,7 @@
 package io.mpshare.host.state;
 
+import io.mpshare.core.isolation.MpsLimits;
+
 import java.util.List;
 import java.util.Objects;
 
@@ -29,7 +31,7 @@ public record JobRecord(String id, long pid, long pidStart, List<Integer> gpuInd
     public int gpuCount() { return gpuIndices.size(); }
 
     /** The memory cap each of the job's processes gets on each of its GPUs: its share plus the context reserve. */
-    public long capMibPerGpu() { return memMib / gpuCount() + reserveMib; }
+    public long capMibPerGpu() { return MpsLimits.clientCapMib(memMib / gpuCount(), reserveMib); }
 
     public JobRecord watching(long newPid, long newStart) {
         return new JobRecord(id, newPid, newStart, gpuIndices, gpuUuids, memMib, core, reserveMib, user, command, createdAtMillis, true);

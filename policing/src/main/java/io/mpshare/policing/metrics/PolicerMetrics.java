@@ -1,5 +1,6 @@
 package io.mpshare.policing.metrics;
 
+import io.mpshare.core.isolation.MpsLimits;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.model.ContainerShare;
 import io.mpshare.core.codec.UsageCodec;
@@ -126,7 +127,7 @@ public final class PolicerMetrics implements MultiCollector {
                 for (int gpu : a.gpuIndices()) {
                     Labels l = Labels.of("node", node, "namespace", ns, "pod", pod, "container", c.name(), "gpu", Integer.toString(gpu));
                     g.add("mpshare_container_gpu_memory_allocated_bytes", "The container's MPS memory cap on this GPU (share plus context reserve)",
-                            l, (c.memMibPerGpu() + a.demand().reserveMib()) * MIB);
+                            l, MpsLimits.clientCapMib(c.memMibPerGpu(), a.demand().reserveMib()) * MIB);
                     g.add("mpshare_container_gpu_memory_used_bytes", "GPU memory the container's processes use on this GPU (NVML)",
                             l, containerUsed.getOrDefault(c.name() + "@" + gpu, 0L) * MIB);
                     g.add("mpshare_container_gpu_core_percent", "The container's allocated share of the GPU's SMs (MPS active thread percentage)",

@@ -1,7 +1,8 @@
-package io.mpshare.deviceplugin.allocation;
+package io.mpshare.deviceplugin.kubelet;
 
 import io.mpshare.core.Names;
 import io.mpshare.core.model.NodeInventory;
+import io.mpshare.deviceplugin.allocation.Preference;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateRequest;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateResponse;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateResponse;
@@ -12,7 +13,6 @@ import io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationRequest;
 import io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationResponse;
 import io.mpshare.deviceplugin.devices.DeviceCatalog;
 import io.mpshare.deviceplugin.devices.HealthState;
-import io.mpshare.deviceplugin.kubelet.ResourceHandler;
 
 import java.util.List;
 import java.util.function.Supplier;
@@ -38,7 +38,7 @@ public final class CoreHandler implements ResourceHandler {
     @Override public PreferredAllocationResponse preferred(PreferredAllocationRequest request) {
         var out = PreferredAllocationResponse.newBuilder();
         for (ContainerPreferredAllocationRequest r : request.getContainerRequestsList())
-            out.addContainerResponses(ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(Preference.pick(r, List.of())));
+            out.addContainerResponses(ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(Preference.pick(r.getAvailableDeviceIDsList(), r.getMustIncludeDeviceIDsList(), r.getAllocationSize(), List.of())));
         return out.build();
     }
 

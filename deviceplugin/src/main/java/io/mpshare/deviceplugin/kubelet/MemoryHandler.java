@@ -1,24 +1,34 @@
-package io.mpshare.deviceplugin.allocation;
+package io.mpshare.deviceplugin.kubelet;
 
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.model.NodeInventory;
+import io.mpshare.deviceplugin.allocation.AllocationManager;
+import io.mpshare.deviceplugin.allocation.Decision;
+import io.mpshare.deviceplugin.allocation.Grant;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateRequest;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateResponse;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateRequest;
+import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateResponse;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerPreferredAllocationRequest;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerPreferredAllocationResponse;
+import io.mpshare.deviceplugin.api.v1beta1.DeviceSpec;
 import io.mpshare.deviceplugin.api.v1beta1.ListAndWatchResponse;
+import io.mpshare.deviceplugin.api.v1beta1.Mount;
 import io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationRequest;
 import io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationResponse;
 import io.mpshare.deviceplugin.devices.DeviceCatalog;
 import io.mpshare.deviceplugin.devices.HealthState;
-import io.mpshare.deviceplugin.kubelet.ResourceHandler;
 
 import java.util.List;
 import java.util.function.Supplier;
 
-/** {@code aliyun.com/gpu-mem}: device list from inventory and health; Allocate through the {@link AllocationManager}. */
+/**
+ * {@code aliyun.com/gpu-mem}: device list from inventory and health; GetPreferredAllocation and Allocate decided by the
+ * {@link AllocationManager} in domain terms, turned here into the device plugin API's messages: a {@link Grant} into a
+ * {@code ContainerAllocateResponse} ({@link #response}), a refusal into {@link AllocateRefused} (the server's
+ * FAILED_PRECONDITION status).
+ */
 public final class MemoryHandler implements ResourceHandler {
     private final NodeInventory hardware;
     private final MemoryUnit unit;
@@ -62,9 +72,7 @@ public final class MemoryHandler implements ResourceHandler {
                 if (!mayWait) return null;
                 t = manager.awaitTarget(r.getAllocationSize());
             }
-            List<String> gpus = t instanceof AllocationManager.Target.Placed p ? p.candidate().allocation().gpuUuids() : List.of();
-            List<String> ids = Preference.pick(r, gpus);
-            if (t instanceof AllocationManager.Target.Placed p) manager.preferred(ids, p);
+            List<String> ids = manager.prefer(t, r.getAvailableDeviceIDsList(), r.getMustIncludeDeviceIDsList(), r.getAllocationSize());
             out.addContainerResponses(ContainerPreferredAllocationResponse.newBuilder().addAllDeviceIDs(ids));
         }
         return out.build();
@@ -73,13 +81,31 @@ public final class MemoryHandler implements ResourceHandler {
     /** kubelet sends one container a call: answer or refuse it on the spot when that is already known. */
     @Override public AllocateResponse tryAllocate(AllocateRequest request) throws AllocateRefused {
         if (request.getContainerRequestsCount() != 1) return null;
-        return manager.tryAllocate(request.getContainerRequests(0).getDevicesIdsList())
-                .map(r -> AllocateResponse.newBuilder().addContainerResponses(r).build()).orElse(null);
+        return switch (manager.decide(request.getContainerRequests(0).getDevicesIdsList())) {
+            case Decision.Answered a -> AllocateResponse.newBuilder().addContainerResponses(response(a.grant())).build();
+            case Decision.Refused r -> throw new AllocateRefused(r.reason());
+            case Decision.Unknown u -> null;
+        };
     }
 
     @Override public AllocateResponse allocate(AllocateRequest request) throws AllocateRefused {
         var out = AllocateResponse.newBuilder();
-        for (ContainerAllocateRequest c : request.getContainerRequestsList()) out.addContainerResponses(manager.allocate(c.getDevicesIdsList()));
+        for (ContainerAllocateRequest c : request.getContainerRequestsList()) {
+            switch (manager.allocate(c.getDevicesIdsList())) {
+                case Decision.Answered a -> out.addContainerResponses(response(a.grant()));
+                case Decision.Refused r -> throw new AllocateRefused(r.reason());
+            }
+        }
         return out.build();
+    }
+
+    /** The device plugin API's form of a grant. */
+    public static ContainerAllocateResponse response(Grant g) {
+        var r = ContainerAllocateResponse.newBuilder().putAllEnvs(g.env());
+        for (Grant.Mount m : g.mounts())
+            r.addMounts(Mount.newBuilder().setHostPath(m.hostPath()).setContainerPath(m.containerPath()).setReadOnly(m.readOnly()));
+        for (Grant.Device d : g.devices())
+            r.addDevices(DeviceSpec.newBuilder().setHostPath(d.hostPath()).setContainerPath(d.containerPath()).setPermissions(d.permissions()));
+        return r.build();
     }
 }
