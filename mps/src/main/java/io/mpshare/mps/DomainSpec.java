@@ -1,6 +1,7 @@
 package io.mpshare.mps;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.mpshare.core.isolation.MpsLimits;
 
 import java.util.regex.Pattern;
 
@@ -29,7 +30,7 @@ public record DomainSpec(String gpu, DomainKind kind, Integer clientUid, long ce
     }
 
     /** The ceiling as the daemon will hold it: whole GiB, rounded up. */
-    public long appliedCeilingMiB() { return PinnedLimits.roundUpToWholeGib(ceilingMiB); }
+    public long appliedCeilingMiB() { return MpsLimits.ceilingMib(ceilingMiB); }
 
     /** Same daemon (GPU and kind), maybe other settings: a PUT may change ceiling and share, never what the id was derived from. */
     boolean sameDaemon(DomainSpec other) { return gpu.equals(other.gpu) && kind == other.kind; }
