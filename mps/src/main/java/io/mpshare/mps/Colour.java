@@ -49,6 +49,9 @@ public enum Colour {
      */
     public Path supervisorSocket(Path runDir) { return dir(runDir).resolve(Names.SUPERVISOR_SOCKET); }
 
+    /** {@code <runDir>/<colour>/d}: one folder per fault domain ({@link DomainPaths}). */
+    public Path domainsDir(Path runDir) { return dir(runDir).resolve("d"); }
+
     /** The supervisor's status JSON, rewritten on every change (same content as GET /status). */
     public Path statusFile(Path runDir) { return dir(runDir).resolve("status.json"); }
 
