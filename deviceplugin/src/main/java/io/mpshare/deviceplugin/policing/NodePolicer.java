@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.deviceplugin.allocation.AnswerSink;
+import io.mpshare.deviceplugin.cluster.KubeEvents;
 import io.mpshare.deviceplugin.cluster.PodAnnotator;
 import io.mpshare.deviceplugin.devices.HealthState;
 import io.mpshare.kube.node.NodeBookings;
@@ -86,7 +87,7 @@ public final class NodePolicer implements AutoCloseable {
                 .owners(new CgroupPidOwners(new ProcFs(cfg.procRoot()), containers))
                 .daemons(new ColourDaemons(activeColour, hooks.controlForColour()))
                 .killer(hooks.killer())
-                .events(new KubeEventSink(client, node, pods, api))
+                .events(new KubeEventSink(new KubeEvents(client, node, api), pods))
                 .evictor(new KubeEvictor(evictions, pods))
                 .usage(UsageAnnotations.changedOnly(new PodAnnotator(client, api), pods))
                 .metrics(new PolicerMetrics(hooks.registry(), node))
