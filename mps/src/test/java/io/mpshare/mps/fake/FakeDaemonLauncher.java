@@ -21,6 +21,7 @@ public final class FakeDaemonLauncher implements DaemonLauncher {
     private final List<Spec> starts = new ArrayList<>();
     private int failStarts;
     private boolean answerAfterStart = true;
+    private long nextPid = 100;
     private FakeDaemon current;
 
     public FakeDaemonLauncher(FakeMpsControl control) {
@@ -54,7 +55,9 @@ public final class FakeDaemonLauncher implements DaemonLauncher {
             throw new IOException("injected start failure");
         }
         if (answerAfterStart) control.restart(); else control.crash();
-        long pid = control.processes().spawn(1, 0, "nvidia-cuda-mps-control -f");
+        while (control.processes().exists(nextPid)) nextPid++;
+        long pid = nextPid++; // daemons from PID 100, as these tests have always seen them; servers from 5000
+        control.processes().spawnAt(pid, 1, 0, "nvidia-cuda-mps-control -f");
         control.attach(pid, spec.output().orElse(null));
         current = new FakeDaemon(pid, control);
         return current;

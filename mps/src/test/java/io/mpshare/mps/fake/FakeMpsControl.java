@@ -100,8 +100,8 @@ public final class FakeMpsControl implements MpsControl {
     private Path output;
     private Runnable onQuit = () -> {};
 
-    /** A daemon with a process table of its own (the single-daemon tests). */
-    public FakeMpsControl() { this(new FakeProcesses(), null); }
+    /** A daemon with a process table of its own (the single-daemon tests): its first server is PID 5000. */
+    public FakeMpsControl() { this(new FakeProcesses(5000), null); }
 
     /** A daemon on a node's process table, serving GPU {@code gpu} (its UUID, or null). */
     public FakeMpsControl(FakeProcesses processes, String gpu) {

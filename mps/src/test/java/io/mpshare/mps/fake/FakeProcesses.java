@@ -23,8 +23,14 @@ public final class FakeProcesses implements Processes {
     private final Map<Long, Proc> live = new LinkedHashMap<>();
     private final List<Long> killed = new ArrayList<>();
     private final List<LongConsumer> onExit = new ArrayList<>();
-    private long nextPid = 20000;
+    private long nextPid;
     private long started;
+
+    /** PIDs from 20000 on. */
+    public FakeProcesses() { this(20000); }
+
+    /** PIDs from {@code firstPid} on (a single daemon's tests have always seen its first server as PID 5000). */
+    public FakeProcesses(long firstPid) { this.nextPid = firstPid; }
 
     /** A new process with a fresh PID. */
     public synchronized long spawn(long parent, int uid, String command) {
