@@ -192,8 +192,10 @@ public final class DevicePluginNode implements AutoCloseable {
         // a faulted domain closes its GPU only when asked to (docs/decisions/domain-health.md)
         Supplier<Map<Integer, String>> faultedGpus = cfg.domains().health() == DomainsConfig.Health.GPU ? domains::faultedGpus : Map::of;
         var monitor = new HealthMonitor(nvml, io.daemonProbe().apply(nodeView::activeColour), clock, cfg.xidHold(), faultedGpus);
-        // layer 2: each GPU's server ceiling on both colours' daemons follows the bookings (docs/architecture.md)
-        var ceilings = new CeilingController(hw, bookings::booked, CeilingController.socketTargets(cfg.runDir(), CeilingController.SOCKET_TIMEOUT));
+        // layer 2: each GPU's server ceiling on both colours' node daemons follows the bookings of the pods they serve
+        // (docs/architecture.md); a domain's ceiling goes with its PUT
+        var ceilings = new CeilingController(hw, () -> bookings.booked().stream().filter(a -> domains.onNodeDaemon(a.podUid())).toList(),
+                CeilingController.socketTargets(cfg.runDir(), CeilingController.SOCKET_TIMEOUT));
         bookings.addListener(ceilings);
         if (policer != null) bookings.addListener(policer.listener());
         pods.start(Duration.ofMinutes(10));

@@ -125,6 +125,15 @@ public final class DomainController implements NodeBookings.Listener, Daemons, A
     /** The pod's domain as chosen, or null when the pod is not booked here. */
     public PodDomain podDomain(String uid) { return pods.get(uid); }
 
+    /**
+     * Whether the colour's node daemon serves the booked pod {@code uid}: its kind or GPU count says so, or it is not
+     * known here yet (counted where it may be served: a node daemon's ceiling is then high enough for it).
+     */
+    public boolean onNodeDaemon(String uid) {
+        PodDomain p = pods.get(uid);
+        return p == null || p.onNodeDaemon();
+    }
+
     /** The domains the bookings asked at the last round. */
     public Map<Key, Desired> plan() { return plan; }
 

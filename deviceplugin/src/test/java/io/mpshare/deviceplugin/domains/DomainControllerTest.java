@@ -144,6 +144,15 @@ class DomainControllerTest {
         assertThat(blue.calls).isEmpty();
     }
 
+    @Test void nodeDaemonCeiling_countsOnlyThePodsItServes() {
+        labels.put("trusted", "node");
+        Pod seed = book(TestPods.pod("seed").namespace("trusted").mem("main", 10), 0);
+        Pod tenant = book(TestPods.pod("big").namespace("team-a").mem("main", 60), 0);
+        assertThat(controller.onNodeDaemon(uid(seed))).isTrue();
+        assertThat(controller.onNodeDaemon(uid(tenant))).as("its domain's PUT carries its ceiling").isFalse();
+        assertThat(controller.onNodeDaemon("not-seen-yet")).isTrue();
+    }
+
     @Test void allocate_onAnotherGpuThanBooked_movesThePodToThatGpusDomain() {
         Pod p = book(TestPods.pod("p").namespace("team-a").mem("main", 10), 0);
         controller.round();
