@@ -10,6 +10,7 @@ if [ "$1" = "-f" ]; then            # foreground daemon: up until quit removes t
   exit 0
 fi
 read -r cmd a b c
+[ -e "$P/stall" ] && [ "$cmd" != quit ] && sleep 30   # a daemon whose control socket is held: no answer
 echo "$cmd${a:+ $a}${b:+ $b}${c:+ $c}" >> "$P/commands.log"
 if ! { [ -e "$P/control" ] && kill -0 "$(cat "$P/control")" 2>/dev/null; }; then echo "Cannot find MPS control daemon process"; exit 1; fi
 has_server() { grep -qx "$1" "$P/servers" 2>/dev/null; }
@@ -24,6 +25,8 @@ case "$cmd" in
   get_device_pinned_mem_limit) if has_server "$a"; then cat "$P/limit.$a.$b" 2>/dev/null || echo 0; else echo "Server $a not found"; fi ;;
   set_default_active_thread_percentage) echo "$a.0" > "$P/threads" ;;
   get_default_active_thread_percentage) cat "$P/threads" 2>/dev/null || echo 100.0 ;;
+  set_active_thread_percentage) if has_server "$a"; then echo "$b.0" > "$P/threads.$a"; else echo "Server $a not found"; fi ;;
+  get_active_thread_percentage) if has_server "$a"; then cat "$P/threads.$a" 2>/dev/null || cat "$P/threads" 2>/dev/null || echo 100.0; else echo "Server $a not found"; fi ;;
   get_server_status) if has_server "$a"; then echo ACTIVE; else echo "Server $a not found"; fi ;;
   terminate_client) echo 0 ;;
   quit) rm -f "$P/control" ;;

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -123,7 +124,8 @@ class ChartTest {
         assertThat(Names.POD_RESOURCES_SOCKET).startsWith("/var/lib/kubelet/pod-resources/");
         Container c = Rendered.container(pod, "device-plugin");
         assertThat(c.getArgs()).containsExactly("device-plugin", "--node-name=$(NODE_NAME)", "--run-dir=" + Names.RUN_DIR,
-                "--metrics-port=39996", "--gpu-mem-unit=GiB");
+                "--metrics-port=39996", "--gpu-mem-unit=GiB", "--fault-domain-default=tenant", "--domain-fault-health=domain",
+                "--suspect-faults=2", "--suspect-window=10m", "--suspect-hold=1h");
         assertThat(c.getSecurityContext().getPrivileged()).isFalse();
         assertThat(c.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
@@ -182,6 +184,16 @@ class ChartTest {
                 .contains("system:kube-scheduler", "system:volume-scheduler", FULL + "-scheduler-extender");
         assertThat(defaults.has("Role", FULL + "-scheduler-leader-election")).isTrue();
         assertThat(defaults.has("RoleBinding", FULL + "-scheduler-auth-reader")).isTrue();
+    }
+
+    /** The agent reads namespaces (their fault-domain label) and never writes them. */
+    @Test
+    void devicePlugin_role_readsNamespacesOnly() {
+        ClusterRole role = defaults.one(ClusterRole.class, FULL + "-device-plugin");
+        Map<String, List<String>> verbs = new TreeMap<>();
+        for (var rule : role.getRules())
+            for (String res : rule.getResources()) verbs.computeIfAbsent(res, k -> new ArrayList<>()).addAll(rule.getVerbs());
+        assertThat(verbs).containsEntry("namespaces", List.of("get", "list", "watch"));
     }
 
     /** The extender's own role: it reads pods and nodes, creates Bindings (annotations inside) and patches pods (the requeue note). */

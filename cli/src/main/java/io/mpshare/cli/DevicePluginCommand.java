@@ -4,7 +4,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.mpshare.cli.kube.KubeConnector;
 import io.mpshare.cli.kube.KubeOptions;
 import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.isolation.FaultDomains.Kind;
+import io.mpshare.core.isolation.FaultSuspects;
 import io.mpshare.deviceplugin.DevicePluginConfig;
+import io.mpshare.deviceplugin.domains.DomainsConfig;
 import io.mpshare.deviceplugin.DevicePluginNode;
 import io.mpshare.deviceplugin.DevicePluginPreflight;
 import io.mpshare.deviceplugin.NodeHttp;
@@ -74,6 +77,19 @@ public final class DevicePluginCommand implements Callable<Integer> {
     @Option(names = "--fake-gpus", paramLabel = "MIB[,MIB...]", description = "run without a GPU: fake GPUs of these sizes in MiB instead of NVML, "
             + "e.g. 12036,16384,81559, or 2x143771 for two H200s (docs/quickstart.md)") String fakeGpus;
     @Option(names = "--fake-gpu-model", defaultValue = "NVIDIA H200", paramLabel = "NAME", description = "with --fake-gpus: the model name the fake GPUs report (default ${DEFAULT-VALUE})") String fakeGpuModel;
+    @Option(names = "--fault-domain-default", defaultValue = "node", paramLabel = "KIND", description = "the MPS fault-domain kind of namespaces without the "
+            + "mpshare.io/fault-domain label: tenant (a daemon per namespace and client UID on a GPU), pod (a daemon per pod) or node (the colour's one "
+            + "daemon); the chart sets tenant (default ${DEFAULT-VALUE}: docs/device-plugin.md, \"Fault domains\")") String faultDomainDefault;
+    @Option(names = "--domain-wait", defaultValue = "5s", paramLabel = "DURATION", description = "how long Allocate waits, off kubelet's event loop, "
+            + "for a pod's MPS domain to serve before it refuses the container (0-60 s; default ${DEFAULT-VALUE})") String domainWait;
+    @Option(names = "--domain-fault-health", defaultValue = "domain", paramLabel = "domain|gpu", description = "what a faulted MPS domain closes: "
+            + "domain (its own new pods are refused at Allocate) or gpu (also its GPU's devices are Unhealthy until it serves again); "
+            + "docs/decisions/domain-health.md (default ${DEFAULT-VALUE})") String domainFaultHealth;
+    @Option(names = "--suspect-faults", defaultValue = "2", paramLabel = "N", description = "a workload present in N MPS domain faults within "
+            + "--suspect-window is a fault suspect: its next pods get a domain of their own (default ${DEFAULT-VALUE})") int suspectFaults;
+    @Option(names = "--suspect-window", defaultValue = "10m", paramLabel = "DURATION", description = "see --suspect-faults (default ${DEFAULT-VALUE})") String suspectWindow;
+    @Option(names = "--suspect-hold", defaultValue = "1h", paramLabel = "DURATION", description = "how long a workload stays a suspect after its last "
+            + "fault (default ${DEFAULT-VALUE})") String suspectHold;
     @Mixin KubeOptions kube;
 
     /** The flags as the agent's configuration record. */
@@ -84,9 +100,16 @@ public final class DevicePluginCommand implements Callable<Integer> {
                 .withSockets(pluginDir, kubeletSocket != null ? kubeletSocket : pluginDir.resolve("kubelet.sock"), podResources)
                 .withRunDir(runDir, devShm);
         cfg = cfg.withPeriods(Duration.ofMillis(healthMs), cfg.endpointPeriod(), cfg.reconcileDelay());
-        return cfg.withPolicing(PolicingConfig.defaults().withEnabled(police).withAction(ActionPolicy.parse(policeAction))
+        cfg = cfg.withPolicing(PolicingConfig.defaults().withEnabled(police).withAction(ActionPolicy.parse(policeAction))
                 .withInterval(duration("--police-interval", policeInterval)).withProcRoot(procRoot)
                 .withPodSeries(podMetrics ? PodSeries.INCLUDED : PodSeries.LEFT_OUT)).withDeviceList(deviceList());
+        try {
+            var suspects = new FaultSuspects.Policy(suspectFaults, duration("--suspect-window", suspectWindow), duration("--suspect-hold", suspectHold));
+            return cfg.withDomains(DomainsConfig.defaults().withClusterDefault(Kind.parseOrThrow(faultDomainDefault, "--fault-domain-default"))
+                    .withSuspects(suspects).withDaemonWait(duration("--domain-wait", domainWait)).withHealth(DomainsConfig.Health.parse(domainFaultHealth)));
+        } catch (IllegalArgumentException e) {
+            throw CliFailure.usage(e.getMessage());
+        }
     }
 
     DeviceListConfig deviceList() {
@@ -145,7 +168,7 @@ public final class DevicePluginCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code 1s}, {@code 500ms}, {@code 2m} or ISO-8601 ({@code PT1S}). */
+    /** {@code 1s}, {@code 500ms}, {@code 2m}, {@code 1h} or ISO-8601 ({@code PT1S}). */
     static Duration duration(String flag, String v) {
         String t = v == null ? "" : v.strip().toLowerCase(Locale.ROOT);
         try {
@@ -153,9 +176,10 @@ public final class DevicePluginCommand implements Callable<Integer> {
             if (t.endsWith("ms")) return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
             if (t.endsWith("s")) return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 1000));
             if (t.endsWith("m")) return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)) * 60);
+            if (t.endsWith("h")) return Duration.ofHours(Long.parseLong(t.substring(0, t.length() - 1)));
         } catch (RuntimeException e) {
             // fall through
         }
-        throw new IllegalArgumentException(flag + " '" + v + "' is not a duration (1s, 500ms, PT1S)");
+        throw new IllegalArgumentException(flag + " '" + v + "' is not a duration (1s, 500ms, 10m, 1h, PT1S)");
     }
 }

@@ -22,8 +22,9 @@ import java.util.concurrent.Callable;
  * {@link SupervisorNode.Config}; the mps module's {@link SupervisorNode} wires and runs it until SIGTERM.
  */
 @Command(name = "mps-control", mixinStandardHelpOptions = true,
-        description = "Runs and supervises the MPS control daemon (one colour: blue or green), applies per-GPU ceilings, serves its API "
-                + "(/status, /heartbeat, /ceilings/<device>, /metrics) on the unix socket <run-dir>/<colour>/supervisor.sock.")
+        description = "Runs and supervises the MPS control daemons of one colour (blue or green): the node daemon and one per fault domain; "
+                + "applies per-GPU ceilings and thread shares, handles faults and stalls, serves its API "
+                + "(/status, /heartbeat, /ceilings/<device>, /domains/<id>, /metrics) on the unix socket <run-dir>/<colour>/supervisor.sock.")
 public final class MpsControlCommand implements Callable<Integer> {
     @Option(names = "--colour", defaultValue = Names.MPS_COLOUR_DEFAULT, description = "daemon generation: blue or green (default ${DEFAULT-VALUE})") String colour;
     @Option(names = "--run-dir", defaultValue = Names.RUN_DIR, description = "host folder for <colour>/pipe, <colour>/log, ready, status.json (default ${DEFAULT-VALUE})") Path runDir;
@@ -40,6 +41,8 @@ public final class MpsControlCommand implements Callable<Integer> {
     @Option(names = "--health-interval-seconds", defaultValue = "1", description = "how often servers, clients and server ceilings are read (a changed ceiling is put back); a daemon's exit is seen at once regardless (default ${DEFAULT-VALUE})") int healthInterval;
     @Option(names = "--force-quit", description = "on SIGTERM, quit the daemon even while clients are connected (they fail)") boolean forceQuit;
     @Option(names = "--drain-wait-seconds", defaultValue = "20", description = "on SIGTERM, how long to wait for connected clients to leave before giving up (default ${DEFAULT-VALUE})") int drainWait;
+    @Option(names = "--xid-events", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "read NVML's Xid events as a fault detector for the fault domains (a hint, never acted on alone; default ${DEFAULT-VALUE})") boolean xidEvents;
 
     @Override public Integer call() throws Exception {
         Colour c = Colour.parse(colour);
@@ -51,7 +54,7 @@ public final class MpsControlCommand implements Callable<Integer> {
         int port = statusPort < 0 ? c.statusPort() : statusPort;
         var config = new SupervisorNode.Config(supervisor, Optional.ofNullable(binary), socket != null ? socket : c.supervisorSocket(runDir),
                 port == 0 ? Optional.empty() : Optional.of(new InetSocketAddress(statusHost, port)),
-                Duration.ofSeconds(commandTimeout), forceQuit, Duration.ofSeconds(drainWait));
+                Duration.ofSeconds(commandTimeout), forceQuit, Duration.ofSeconds(drainWait), xidEvents);
         SupervisorNode node;
         try {
             node = SupervisorNode.start(config, System.err);

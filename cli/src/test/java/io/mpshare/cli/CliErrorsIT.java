@@ -92,6 +92,16 @@ class CliErrorsIT {
                 "mpshare device-plugin: --fake-gpus " + value + ": write each fake GPU's memory in MiB", "12036,16384,81559");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"--fault-domain-default=team|--fault-domain-default must be tenant, pod or node, not 'team'",
+            "--domain-fault-health=node|--domain-fault-health must be domain or gpu, not 'node'",
+            "--suspect-faults=1|a suspect needs at least 2 faults", "--domain-wait=2m|--domain-wait must be 0-60 s",
+            "--suspect-window=soon|--suspect-window 'soon' is not a duration"})
+    void devicePlugin_faultDomainFlagsRefused_saysWhatToWrite(String flagAndMessage) {
+        String[] f = flagAndMessage.split("\\|");
+        oneLine(CliRun.of("device-plugin", "--node-name", "n1", "--fake-gpus", "16384", f[0]), ExitCodes.USAGE, "mpshare device-plugin: " + f[1]);
+    }
+
     @Test void devicePlugin_noNodeName_saysFlagAndVariable() {
         CliRun r = CliRun.of("device-plugin", "--fake-gpus", "16384", "--node-name", " ");
         oneLine(r, ExitCodes.USAGE, "--node-name", "NODE_NAME");

@@ -129,6 +129,17 @@ public final class Names {
      * client of its UID, so the UID is the tenant boundary (docs/decisions/tenant-isolation.md).
      */
     public static final String ANN_CLIENT_UID = ANNOTATION_PREFIX + "client-uid";
+    /**
+     * Namespace label, set by the cluster admin (the same trust as {@link #LABEL_TENANCY}): the MPS fault-domain kind of
+     * the namespace's shared-GPU pods, {@code tenant}, {@code pod} or {@code node}; the device plugin's
+     * {@code --fault-domain-default} applies to unlabelled namespaces ({@code core.isolation.FaultDomains}).
+     */
+    public static final String LABEL_FAULT_DOMAIN = ANNOTATION_PREFIX + "fault-domain";
+    /**
+     * Node annotation the device plugin writes: this node's MPS fault domains per GPU, their state and faults, and the
+     * fault suspects it isolates ({@code core.codec.DomainsCodec}); {@code mpshare inspect} reads it.
+     */
+    public static final String ANN_NODE_DOMAINS = ANNOTATION_PREFIX + "domains";
     /** An init container's {@code restartPolicy} that makes it a native sidecar (runs beside the app containers). */
     public static final String RESTART_POLICY_ALWAYS = "Always";
     /** The kube-scheduler profile name pods are steered to when they ask for shared GPUs. */

@@ -12,13 +12,24 @@ import io.mpshare.deviceplugin.allocation.AnswerLog;
 import io.mpshare.deviceplugin.allocation.AnswerSink;
 import io.mpshare.deviceplugin.allocation.Reconciler;
 import io.mpshare.deviceplugin.ceiling.CeilingController;
+import io.mpshare.core.isolation.FaultSuspects;
 import io.mpshare.deviceplugin.cluster.BookingRefusals;
+import io.mpshare.deviceplugin.cluster.DomainsPublisher;
+import io.mpshare.deviceplugin.cluster.KubeEvents;
+import io.mpshare.deviceplugin.cluster.NamespaceKinds;
 import io.mpshare.deviceplugin.cluster.InventoryPublisher;
 import io.mpshare.deviceplugin.cluster.NodePodCache;
 import io.mpshare.deviceplugin.cluster.NodeView;
 import io.mpshare.deviceplugin.cluster.PodAnnotator;
 import io.mpshare.deviceplugin.devices.DeviceCatalog;
 import io.mpshare.deviceplugin.driver.DeviceLists;
+import io.mpshare.deviceplugin.domains.DomainController;
+import io.mpshare.deviceplugin.domains.DomainMetrics;
+import io.mpshare.deviceplugin.domains.DomainNotices;
+import io.mpshare.deviceplugin.domains.DomainSupervisor;
+import io.mpshare.deviceplugin.domains.DomainsConfig;
+import io.mpshare.deviceplugin.domains.FaultWatch;
+import io.mpshare.deviceplugin.domains.SupervisorDomains;
 import io.mpshare.deviceplugin.devices.HealthState;
 import io.mpshare.deviceplugin.health.DaemonProbe;
 import io.mpshare.deviceplugin.health.HealthMonitor;
@@ -31,14 +42,19 @@ import io.mpshare.deviceplugin.kubelet.UnixSockets;
 import io.mpshare.deviceplugin.policing.NodePolicer;
 import io.mpshare.kube.node.NodeBookings;
 import io.mpshare.mps.preflight.InstanceLock;
+import io.mpshare.mps.Colour;
 import io.mpshare.nvml.Nvml;
+import io.mpshare.policing.metrics.PolicerMetrics.PodSeries;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -79,6 +95,10 @@ public final class DevicePluginNode implements AutoCloseable {
     private final PrometheusRegistry registry;
     /** The plugin folder's lock ({@link DevicePluginPreflight}), held until {@link #close}. */
     private InstanceLock claim;
+    private final NamespaceKinds kinds;
+    private final DomainController domains;
+    private final ExecutorService api;
+    private final ExecutorService calls;
 
     /**
      * What the agent talks to beyond its flags.
@@ -86,29 +106,39 @@ public final class DevicePluginNode implements AutoCloseable {
      * @param daemonProbe builds the daemon probe from the active-colour supplier (production: {@code SupervisorSocketProbe})
      * @param policing    the policer's MPS controls per colour, process killer and metrics registry (tests: FakeMpsControl,
      *                    a recording killer); used only when {@code config.policing().enabled()}
+     * @param domains     each colour's supervisor, for the fault domains (production: its unix socket under the run dir)
      */
     public record Io(Nvml nvml, KubernetesClient client, Function<Supplier<String>, DaemonProbe> daemonProbe, NodePolicer.Hooks policing,
-                     InstantSource clock) {
+                     InstantSource clock, Function<String, DomainSupervisor> domains) {
         public Io {
             Objects.requireNonNull(nvml, "nvml");
             Objects.requireNonNull(client, "client");
             Objects.requireNonNull(daemonProbe, "daemonProbe");
             Objects.requireNonNull(policing, "policing");
             Objects.requireNonNull(clock, "clock");
+            Objects.requireNonNull(domains, "domains");
         }
 
-        /** Production policing hooks for {@code runDir} and the system clock. */
+        /** Production policing hooks and supervisors for {@code runDir}, and the system clock. */
         public static Io of(Nvml nvml, KubernetesClient client, Function<Supplier<String>, DaemonProbe> daemonProbe, Path runDir) {
-            return new Io(nvml, client, daemonProbe, NodePolicer.Hooks.production(runDir), InstantSource.system());
+            return new Io(nvml, client, daemonProbe, NodePolicer.Hooks.production(runDir), InstantSource.system(),
+                    colour -> SupervisorDomains.overSocket(colour, runDir, SupervisorDomains.TIMEOUT));
         }
 
-        public Io withPolicing(NodePolicer.Hooks hooks) { return new Io(nvml, client, daemonProbe, hooks, clock); }
+        public Io withPolicing(NodePolicer.Hooks hooks) { return new Io(nvml, client, daemonProbe, hooks, clock, domains); }
+
+        public Io withDomains(Function<String, DomainSupervisor> d) { return new Io(nvml, client, daemonProbe, policing, clock, d); }
     }
 
     private DevicePluginNode(ScheduledExecutorService exec, ExecutorService slow, EventLoopGroup group, NodePodCache pods, NodeBookings bookings,
                              BookingRefusals refusals, NodeView nodeView, HealthMonitor health, PluginEndpoint memEndpoint,
                              PluginEndpoint coreEndpoint, PodResourcesClient podResources, AllocationBook book, Reconciler reconciler,
-                             CeilingController ceilings, NodePolicer policer, PrometheusRegistry registry) {
+                             CeilingController ceilings, NodePolicer policer, PrometheusRegistry registry, NamespaceKinds kinds,
+                             DomainController domains, ExecutorService api, ExecutorService calls) {
+        this.kinds = kinds;
+        this.domains = domains;
+        this.api = api;
+        this.calls = calls;
         this.bookings = bookings;
         this.refusals = refusals;
         this.ceilings = ceilings;
@@ -146,7 +176,6 @@ public final class DevicePluginNode implements AutoCloseable {
         });
         EventLoopGroup group = UnixSockets.newGroup(2);
         var nodeView = new NodeView(client, cfg.nodeName()).start(Duration.ofMinutes(10));
-        var monitor = new HealthMonitor(nvml, io.daemonProbe().apply(nodeView::activeColour), clock, cfg.xidHold());
         var publisher = new InventoryPublisher(client, cfg.nodeName(), hw, clock, cfg.inventoryRefresh());
         var annotator = new PodAnnotator(client, exec);
         // every pod event of this node read once and checked against the pod's own resources, for Allocate, ceilings and policer
@@ -158,9 +187,25 @@ public final class DevicePluginNode implements AutoCloseable {
                 : null;
         var book = new AllocationBook(bookings, cfg.unit(), hw, nodeView::activeColour, new AnswerLog(),
                 policer != null ? policer.answerSink() : AnswerSink.NONE);
+        // fault domains: each booked pod's MPS daemon, kept on the colours' supervisors before its container can start
+        var api = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "mpshare-node-api");
+            t.setDaemon(true);
+            return t;
+        });
+        var calls = Executors.newVirtualThreadPerTaskExecutor();
+        var kinds = new NamespaceKinds(client, cfg.domains().clusterDefault()).start(Duration.ofMinutes(10));
+        kinds.awaitSynced(Duration.ofSeconds(60));
+        var domains = domainController(cfg, io, hw, book, kinds, api, calls);
+        bookings.addListener(domains);
         bookings.addListener(book);
-        // layer 2: each GPU's server ceiling on both colours' daemons follows the bookings (docs/architecture.md)
-        var ceilings = new CeilingController(hw, bookings::booked, CeilingController.socketTargets(cfg.runDir(), CeilingController.SOCKET_TIMEOUT));
+        // a faulted domain closes its GPU only when asked to (docs/decisions/domain-health.md)
+        Supplier<Map<Integer, String>> faultedGpus = cfg.domains().health() == DomainsConfig.Health.GPU ? domains::faultedGpus : Map::of;
+        var monitor = new HealthMonitor(nvml, io.daemonProbe().apply(nodeView::activeColour), clock, cfg.xidHold(), faultedGpus);
+        // layer 2: each GPU's server ceiling on both colours' node daemons follows the bookings of the pods they serve
+        // (docs/architecture.md); a domain's ceiling goes with its PUT
+        var ceilings = new CeilingController(hw, () -> bookings.booked().stream().filter(a -> domains.onNodeDaemon(a.podUid())).toList(),
+                CeilingController.socketTargets(cfg.runDir(), CeilingController.SOCKET_TIMEOUT));
         bookings.addListener(ceilings);
         if (policer != null) bookings.addListener(policer.listener());
         pods.start(Duration.ofMinutes(10));
@@ -178,7 +223,7 @@ public final class DevicePluginNode implements AutoCloseable {
                     @Override public long version() { return pods.version(); }
 
                     @Override public boolean awaitChange(long seen, Duration timeout) throws InterruptedException { return pods.awaitChange(seen, timeout); }
-                }, cfg.informerWait(), hooks);
+                }, cfg.informerWait(), hooks, domains, cfg.domains().daemonWait());
 
         // Allocate is answered on the gRPC event loop when a pod is waiting; a call that must wait for the informer moves here
         var slow = Executors.newCachedThreadPool(r -> {
@@ -212,12 +257,35 @@ public final class DevicePluginNode implements AutoCloseable {
         reconciler.start(exec, cfg.reconcilePeriod());
         if (policer != null) policer.start();
         ceilings.start(exec, CeilingController.DEFAULT_PERIOD);
+        domains.start(exec, cfg.domains().period());
         exec.scheduleWithFixedDelay(() -> publishQuietly(publisher, monitor.current()), 60, 60, TimeUnit.SECONDS);
         LOG.info("mpshare device plugin on node " + cfg.nodeName() + ": " + hw.gpus().size() + " GPU(s), gpu-mem in " + cfg.unit().symbol());
         var node = new DevicePluginNode(exec, slow, group, pods, bookings, refusals, nodeView, monitor, mem, core, podResources, book, reconciler,
-                ceilings, policer, io.policing().registry());
+                ceilings, policer, io.policing().registry(), kinds, domains, api, calls);
         node.claim = claim;
         return node;
+    }
+
+    /**
+     * The fault-domain controller: each colour's supervisor, the namespaces' kinds, the suspects an earlier run published
+     * on the Node, Events and metrics for faults and stalls, the Node's {@code mpshare.io/domains} after each round.
+     */
+    private static DomainController domainController(DevicePluginConfig cfg, Io io, NodeInventory hw, AllocationBook book, NamespaceKinds kinds,
+                                                     ExecutorService api, ExecutorService calls) {
+        InstantSource clock = io.clock();
+        // per-pod and per-namespace fault series only where the per-pod series are asked for (--pod-metrics)
+        var metrics = new DomainMetrics(io.policing().registry(), cfg.nodeName(), cfg.policing().podSeries() == PodSeries.INCLUDED);
+        var notices = new DomainNotices(new KubeEvents(io.client(), cfg.nodeName(), api), metrics, cfg.domains().suspects(), clock);
+        var faults = new FaultWatch(new FaultSuspects(cfg.domains().suspects()), clock, notices);
+        var published = new DomainsPublisher(io.client(), cfg.nodeName(), api);
+        published.read().ifPresent(d -> d.suspects().forEach(s -> faults.restore(s.workload(), s.until())));
+        Map<String, DomainSupervisor> colours = new LinkedHashMap<>();
+        for (Colour c : Colour.values()) colours.put(c.id(), io.domains().apply(c.id()));
+        return new DomainController(new DomainController.Parts(cfg.nodeName(), hw, cfg.runDir(), colours, kinds,
+                uid -> Set.of(book.coloursOf(uid).split(",")), faults, calls, view -> {
+                    metrics.observe(view);
+                    published.publish(view.annotation(clock.instant()));
+                }));
     }
 
     private static void publishQuietly(InventoryPublisher p, HealthState h) {
@@ -255,6 +323,9 @@ public final class DevicePluginNode implements AutoCloseable {
 
     public Reconciler reconciler() { return reconciler; }
 
+    /** The fault domains of this node's pods. */
+    public DomainController domains() { return domains; }
+
     /** The policer, or empty when it is off ({@code --police=false}). */
     public Optional<NodePolicer> policer() { return Optional.ofNullable(policer); }
 
@@ -267,8 +338,12 @@ public final class DevicePluginNode implements AutoCloseable {
 
     @Override public void close() {
         if (policer != null) policer.close();
+        domains.close();
         exec.shutdownNow();
         slow.shutdownNow();
+        calls.shutdownNow();
+        api.shutdownNow();
+        kinds.close();
         memEndpoint.close();
         coreEndpoint.close();
         podResources.close();

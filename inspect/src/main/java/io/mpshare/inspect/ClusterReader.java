@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.codec.AllocationCodec;
+import io.mpshare.core.codec.DomainsCodec;
+import io.mpshare.core.codec.DomainsCodec.NodeDomains;
 import io.mpshare.core.codec.InventoryCodec;
 import io.mpshare.core.codec.UsageCodec;
 import io.mpshare.core.ledger.Allocation;
@@ -38,6 +40,7 @@ public final class ClusterReader {
     public GpuReport read(String onlyNode) {
         List<String> problems = new ArrayList<>();
         Map<String, NodeInventory> inventories = new HashMap<>();
+        Map<String, NodeDomains> domains = new HashMap<>();
         List<Node> nodes = onlyNode == null ? client.nodes().list().getItems() : single(client.nodes().withName(onlyNode).get(), onlyNode);
         for (Node n : nodes) {
             String name = n.getMetadata().getName();
@@ -47,6 +50,13 @@ public final class ClusterReader {
                 inventories.put(name, InventoryCodec.decode(name, text));
             } catch (IllegalArgumentException e) {
                 problems.add("node " + name + ": " + Names.ANN_NODE_GPUS + " cannot be read: " + e.getMessage());
+            }
+            String d = annotations(n.getMetadata().getAnnotations()).get(Names.ANN_NODE_DOMAINS);
+            if (d == null) continue;
+            try {
+                domains.put(name, DomainsCodec.decode(d));
+            } catch (IllegalArgumentException e) {
+                problems.add("node " + name + ": " + Names.ANN_NODE_DOMAINS + " cannot be read: " + e.getMessage());
             }
         }
         if (onlyNode != null && inventories.isEmpty() && problems.isEmpty())
@@ -70,7 +80,7 @@ public final class ClusterReader {
                 }
             }
         }
-        return GpuReport.of(new ArrayList<>(inventories.values()), allocations, usage, problems);
+        return GpuReport.of(new ArrayList<>(inventories.values()), allocations, usage, domains, problems);
     }
 
     private List<Node> single(Node n, String name) {

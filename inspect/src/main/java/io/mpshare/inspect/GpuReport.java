@@ -1,5 +1,8 @@
 package io.mpshare.inspect;
 
+import io.mpshare.core.codec.DomainsCodec.Domain;
+import io.mpshare.core.codec.DomainsCodec.NodeDomains;
+import io.mpshare.core.codec.DomainsCodec.Suspect;
 import io.mpshare.core.codec.UsageCodec;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Phase;
@@ -16,7 +19,8 @@ import java.util.OptionalLong;
 
 /**
  * What {@code inspect} shows: per node and GPU, what is booked (the ledger's charge, requests plus CUDA context
- * reserves) against the GPU's total, what the node's policer last saw used, and the pods on each GPU.
+ * reserves) against the GPU's total, what the node's policer last saw used, the pods on each GPU, and the MPS fault
+ * domains serving them with their faults.
  *
  * @param problems things a person should look at: allocations that cannot be read, pods on GPUs the node does not list
  */
@@ -26,16 +30,30 @@ public record GpuReport(List<NodeRow> nodes, List<String> problems) {
         problems = List.copyOf(problems);
     }
 
-    public record NodeRow(String name, List<GpuRow> gpus) {
-        public NodeRow { gpus = List.copyOf(gpus); }
+    /** @param suspects the workloads the node holds as MPS fault suspects (their new pods get a domain of their own) */
+    public record NodeRow(String name, List<GpuRow> gpus, List<Suspect> suspects) {
+        public NodeRow {
+            gpus = List.copyOf(gpus);
+            suspects = List.copyOf(suspects);
+        }
+
+        public NodeRow(String name, List<GpuRow> gpus) { this(name, gpus, List.of()); }
+
         public long allocatedMib() { return gpus.stream().mapToLong(GpuRow::allocatedMib).sum(); }
         public long totalMib() { return gpus.stream().mapToLong(g -> g.gpu().totalMib()).sum(); }
         public OptionalLong usedMib() { return sum(gpus.stream().map(GpuRow::usedMib).toList()); }
     }
 
     /** @param usedMib sum of the pods' last reported use on this GPU; empty when no pod on it has reported */
-    public record GpuRow(Gpu gpu, List<PodRow> pods) {
-        public GpuRow { pods = List.copyOf(pods); }
+    /** @param domains the MPS fault domains of the node's pods on this GPU, as the node last published them */
+    public record GpuRow(Gpu gpu, List<PodRow> pods, List<Domain> domains) {
+        public GpuRow {
+            pods = List.copyOf(pods);
+            domains = List.copyOf(domains);
+        }
+
+        public GpuRow(Gpu gpu, List<PodRow> pods) { this(gpu, pods, List.of()); }
+
         public long allocatedMib() { return pods.stream().mapToLong(PodRow::allocatedMib).sum(); }
         public OptionalLong usedMib() { return sum(pods.stream().map(PodRow::usedMib).toList()); }
     }
@@ -68,6 +86,12 @@ public record GpuReport(List<NodeRow> nodes, List<String> problems) {
      */
     public static GpuReport of(List<NodeInventory> inventories, List<Allocation> allocations,
                                Map<PodKey, UsageCodec.PodUsage> usage, List<String> problems) {
+        return of(inventories, allocations, usage, Map.of(), problems);
+    }
+
+    /** @param domains each node's published MPS fault domains ({@code mpshare.io/domains}), by node name (absent: none published) */
+    public static GpuReport of(List<NodeInventory> inventories, List<Allocation> allocations,
+                               Map<PodKey, UsageCodec.PodUsage> usage, Map<String, NodeDomains> domains, List<String> problems) {
         List<String> probs = new ArrayList<>(problems);
         List<NodeRow> rows = new ArrayList<>();
         List<NodeInventory> sorted = new ArrayList<>(inventories);
@@ -84,9 +108,11 @@ public record GpuReport(List<NodeRow> nodes, List<String> problems) {
                     pods.add(new PodRow(a.pod(), a.demand().chargeMib(), used(usage.get(a.pod()), g.index()), a.phase()));
                 }
                 pods.sort(Comparator.comparing(PodRow::pod));
-                gpus.add(new GpuRow(g, pods));
+                NodeDomains d = domains.get(inv.node());
+                gpus.add(new GpuRow(g, pods, d == null ? List.of() : d.onGpu(g.index())));
             }
-            rows.add(new NodeRow(inv.node(), gpus));
+            NodeDomains d = domains.get(inv.node());
+            rows.add(new NodeRow(inv.node(), gpus, d == null ? List.of() : d.suspects()));
             for (Allocation a : onNode)
                 for (int idx : a.gpuIndices())
                     if (inv.gpu(idx) == null)

@@ -1,6 +1,8 @@
 package io.mpshare.inspect;
 
 import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.codec.DomainsCodec.Domain;
+import io.mpshare.core.codec.DomainsCodec.Suspect;
 import io.mpshare.inspect.GpuReport.GpuRow;
 import io.mpshare.inspect.GpuReport.NodeRow;
 import io.mpshare.inspect.GpuReport.PodRow;
@@ -16,7 +18,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Prints a {@link GpuReport}: a table readable at a glance (one line per GPU, a total line per node, the pods under
- * each GPU with {@code details}, a cluster summary line) or JSON for scripts. Pure: no I/O.
+ * each GPU with {@code details}, a cluster summary line; then the MPS fault domains that do not serve, every domain with
+ * {@code details}, and the fault suspects) or JSON for scripts. Pure: no I/O.
  *
  * <pre>
  * NODE        GPU  MODEL        ALLOCATED/TOTAL (GiB)  USED (GiB)  PODS
@@ -54,6 +57,17 @@ public final class ReportRenderer {
           .append(", used ").append(used(r.usedMib())).append(r.usedMib().isPresent() ? " " + unit.symbol() : "")
           .append("; ").append(r.nodes().size()).append(" node(s), ").append(r.gpuCount()).append(" GPU(s), ")
           .append(r.podCount()).append(" pod(s)\n");
+        for (NodeRow n : r.nodes()) {
+            for (GpuRow g : n.gpus())
+                for (Domain d : g.domains())
+                    if (details || !SERVING.equals(d.state()))
+                        sb.append("domain ").append(d.id()).append(" (").append(d.kind().label()).append(' ').append(d.who()).append(") on ")
+                          .append(n.name()).append(" GPU ").append(g.gpu().index()).append(": ").append(d.state()).append(", ")
+                          .append(d.pods()).append(d.pods() == 1 ? " pod" : " pods").append(d.faults() > 0 ? ", " + faults(d) : "").append('\n');
+            for (Suspect s : n.suspects())
+                sb.append("fault suspect on ").append(n.name()).append(": ").append(s.workload()).append(" (its new pods get an MPS domain of their own until ")
+                  .append(s.until()).append(")\n");
+        }
         for (String p : r.problems()) sb.append("warning: ").append(p).append('\n');
         return sb.toString();
     }
@@ -83,6 +97,19 @@ public final class ReportRenderer {
                 gm.put("allocatedMiB", g.allocatedMib());
                 gm.put("usedMiB", boxed(g.usedMib()));
                 gm.put("pods", pods);
+                List<Object> domains = new ArrayList<>();
+                for (Domain d : g.domains()) {
+                    Map<String, Object> dm = new LinkedHashMap<>();
+                    dm.put("id", d.id());
+                    dm.put("kind", d.kind().label());
+                    dm.put("who", d.who());
+                    dm.put("state", d.state());
+                    dm.put("pods", d.pods());
+                    dm.put("faults", d.faults());
+                    dm.put("lastFault", d.lastFault() == null ? null : d.lastFault().toString());
+                    domains.add(dm);
+                }
+                gm.put("domains", domains);
                 gpus.add(gm);
             }
             Map<String, Object> nm = new LinkedHashMap<>();
@@ -91,6 +118,9 @@ public final class ReportRenderer {
             nm.put("allocatedMiB", n.allocatedMib());
             nm.put("usedMiB", boxed(n.usedMib()));
             nm.put("gpus", gpus);
+            List<Object> suspects = new ArrayList<>();
+            for (Suspect s : n.suspects()) suspects.add(Map.of("workload", s.workload(), "until", s.until().toString()));
+            nm.put("suspects", suspects);
             nodes.add(nm);
         }
         root.put("nodes", nodes);
@@ -104,6 +134,13 @@ public final class ReportRenderer {
         root.put("summary", sum);
         root.put("problems", r.problems());
         return JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build().writeValueAsString(root) + "\n";
+    }
+
+    private static final String SERVING = "SERVING";
+
+    /** {@code 0 faults}, {@code 2 faults, last 2026-12-01T09:58:03Z}. */
+    private static String faults(Domain d) {
+        return d.faults() + (d.faults() == 1 ? " fault" : " faults") + (d.lastFault() == null ? "" : ", last " + d.lastFault());
     }
 
     private static Long boxed(OptionalLong v) { return v.isPresent() ? v.getAsLong() : null; }

@@ -1,11 +1,14 @@
 package io.mpshare.inspect;
 
 import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.codec.DomainsCodec;
+import io.mpshare.core.isolation.FaultDomains;
 import io.mpshare.core.model.PodKey;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -70,5 +73,27 @@ class ReportRendererTest {
     void mem_mibUnit_printsWholeMiB() {
         assertThat(new ReportRenderer(MemoryUnit.MIB).mem(7680)).isEqualTo("7680");
         assertThat(gib.mem(7680)).isEqualTo("7.5");
+    }
+
+    /** gpu-a as its device plugin publishes mpshare.io/domains: team's domain faulted on GPU 0, a suspect held. */
+    static final Map<String, DomainsCodec.NodeDomains> DOMAINS = Map.of("gpu-a", new DomainsCodec.NodeDomains(Fixtures.AT, List.of(
+            new DomainsCodec.Domain(0, "t-3f2a9c0d1e7b", FaultDomains.Kind.TENANT, "FAULTED", 1, 2, Instant.parse("2026-11-30T02:58:03Z"), "team/1000"),
+            new DomainsCodec.Domain(1, "t-0a1b2c3d4e5f", FaultDomains.Kind.TENANT, "SERVING", 1, 0, null, "team/1000")),
+            List.of(new DomainsCodec.Suspect("team/Job/train", Instant.parse("2026-11-30T03:58:03Z")))));
+
+    @Test
+    void table_domains_perGpuWithDetails_notServingAndSuspectsAlways() {
+        var r = GpuReport.of(List.of(Fixtures.nodeA()), List.of(Fixtures.wide(), Fixtures.sample()), Map.of(), DOMAINS, List.of());
+        assertThat(gib.table(r, true)).contains("domain t-0a1b2c3d4e5f (tenant team/1000) on gpu-a GPU 1: SERVING, 1 pod\n");
+        String plain = gib.table(r, false);
+        assertThat(plain).contains("domain t-3f2a9c0d1e7b (tenant team/1000) on gpu-a GPU 0: FAULTED, 1 pod, 2 faults, last 2026-11-30T02:58:03Z\n")
+                .doesNotContain("t-0a1b2c3d4e5f")
+                .contains("fault suspect on gpu-a: team/Job/train (its new pods get an MPS domain of their own until 2026-11-30T03:58:03Z)\n");
+        JsonNode j = JsonMapper.builder().build().readTree(gib.json(r));
+        JsonNode d = j.get("nodes").get(0).get("gpus").get(0).get("domains").get(0);
+        assertThat(d.get("id").asString()).isEqualTo("t-3f2a9c0d1e7b");
+        assertThat(d.get("state").asString()).isEqualTo("FAULTED");
+        assertThat(d.get("faults").asLong()).isEqualTo(2);
+        assertThat(j.get("nodes").get(0).get("suspects").get(0).get("workload").asString()).isEqualTo("team/Job/train");
     }
 }

@@ -122,6 +122,21 @@ public final class KubePod {
         return out;
     }
 
+    /**
+     * What made the pod, as {@code namespace/Kind/name}: its controller ({@code ownerReferences} entry with
+     * {@code controller: true}, e.g. {@code team-a/Job/train}), else {@code namespace/Pod/name}. Pods a controller
+     * replaces keep the same workload; a pod's author can name only owners in its own namespace.
+     */
+    public String workload() {
+        List<OwnerReference> refs = meta.getOwnerReferences();
+        if (refs != null) {
+            for (OwnerReference r : refs)
+                if (Boolean.TRUE.equals(r.getController()) && r.getKind() != null && r.getName() != null)
+                    return key().namespace() + "/" + r.getKind() + "/" + r.getName();
+        }
+        return key().namespace() + "/Pod/" + key().name();
+    }
+
     /** The images of its app containers, in spec order. */
     public List<String> images() {
         List<String> out = new ArrayList<>();

@@ -80,6 +80,20 @@ class KubePodTest {
         assertThat(k.images()).containsExactly("busybox");
     }
 
+    @Test
+    void workload_controllerOwnerElseThePodItself() {
+        Pod bare = Pods.pod("p").namespace("ml").build();
+        assertThat(KubePod.of(bare).workload()).isEqualTo("ml/Pod/p");
+        Pod job = Pods.pod("train-x7k2p").namespace("ml").build();
+        job.getMetadata().setOwnerReferences(List.of(
+                new OwnerReferenceBuilder().withKind("ConfigMap").withName("not-the-controller").build(),
+                new OwnerReferenceBuilder().withKind("Job").withName("train").withController(true).build()));
+        assertThat(KubePod.of(job).workload()).isEqualTo("ml/Job/train");
+        Pod plainOwner = Pods.pod("q").namespace("ml").build();
+        plainOwner.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder().withKind("Job").withName("j").build()));
+        assertThat(KubePod.of(plainOwner).workload()).as("an owner that is not the controller").isEqualTo("ml/Pod/q");
+    }
+
     /** The device plugin reads native sidecars (init containers with restartPolicy: Always) as the extender does. */
     @Test
     void facts_restartAlwaysInitContainer_isASidecar() {

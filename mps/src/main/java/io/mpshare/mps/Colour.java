@@ -50,6 +50,9 @@ public enum Colour {
      */
     public Path supervisorSocket(Path runDir) { return dir(runDir).resolve(Names.SUPERVISOR_SOCKET); }
 
+    /** {@code <runDir>/<colour>/d}: one folder per fault domain ({@link DomainPaths}). */
+    public Path domainsDir(Path runDir) { return dir(runDir).resolve("d"); }
+
     /** Held (a POSIX lock) by the one supervisor of this colour while it runs; holds its PID ({@link SupervisorPreflight}). */
     public Path lockFile(Path runDir) { return dir(runDir).resolve("supervisor.lock"); }
 

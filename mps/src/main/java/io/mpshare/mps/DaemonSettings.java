@@ -4,6 +4,7 @@ import io.mpshare.mps.MpsException.Reason;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The supervisor's settings on a running daemon, through {@link MpsControl}: a ceiling goes to the
@@ -33,11 +34,12 @@ final class DaemonSettings {
      * {@code set_device_pinned_mem_limit <server> ...} from the server's UID though it refuses the default and
      * {@code quit}); a new client of that server would then connect under the raised cap.
      *
+     * @param servers the running servers, as just read
      * @return one line per ceiling put back, naming the server, the GPU and the value found
      */
-    List<String> restoreCeilings(java.util.Map<Integer, Long> ceilings) {
+    List<String> restoreCeilings(List<Long> servers, Map<Integer, Long> ceilings) {
         List<String> restored = new ArrayList<>();
-        for (long server : control.serverPids()) {
+        for (long server : servers) {
             for (var c : ceilings.entrySet()) {
                 try {
                     long found = control.serverPinnedMemLimit(server, c.getKey());
@@ -52,7 +54,42 @@ final class DaemonSettings {
         return restored;
     }
 
-    void applyThreadPercentage(int percent) { control.setDefaultActiveThreadPercentage(percent); }
+    /**
+     * {@code set_default_active_thread_percentage} for future servers and {@code set_active_thread_percentage} on each
+     * running one: the default alone does not reach a server already running (measured: an idle server kept for its UID
+     * stayed at 100 % with the default at 25 %, and its new clients saw every SM).
+     */
+    void applyThreadPercentage(int percent) {
+        control.setDefaultActiveThreadPercentage(percent);
+        for (long server : control.serverPids()) {
+            try {
+                control.setServerActiveThreadPercentage(server, percent);
+            } catch (MpsException e) {
+                if (e.reason() != Reason.SERVER_NOT_FOUND) throw e;
+            }
+        }
+    }
+
+    /**
+     * Reads each running server's active thread percentage back and puts back one that differs (a server that started
+     * before the default was set, or one a client of its own UID changed).
+     *
+     * @return one line per server put back
+     */
+    List<String> restoreThreadPercentage(List<Long> servers, int percent) {
+        List<String> restored = new ArrayList<>();
+        for (long server : servers) {
+            try {
+                double found = control.serverActiveThreadPercentage(server);
+                if (Math.abs(found - percent) < 0.01) continue;
+                control.setServerActiveThreadPercentage(server, percent);
+                restored.add("server " + server + " active thread percentage: " + found + " -> " + percent);
+            } catch (MpsException e) {
+                if (e.reason() != Reason.SERVER_NOT_FOUND) throw e;
+            }
+        }
+        return restored;
+    }
 
     /** The running servers and their clients; a server that exits while being read is left out. */
     List<SupervisorStatus.Server> readServers() {

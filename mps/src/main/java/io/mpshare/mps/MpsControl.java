@@ -36,6 +36,25 @@ public interface MpsControl {
     void quit();
 
     /**
+     * Sets the active thread percentage of a running server ({@code set_active_thread_percentage <server> <n>}): a ceiling
+     * on the SMs its clients may use that a client's own {@code CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} cannot pass (measured).
+     * Verified by reading back.
+     */
+    default void setServerActiveThreadPercentage(long serverPid, int percent) {
+        throw new UnsupportedOperationException("setServerActiveThreadPercentage is not supported by " + getClass().getSimpleName());
+    }
+
+    /** {@code get_active_thread_percentage <server>}: the running server's active thread percentage. */
+    default double serverActiveThreadPercentage(long serverPid) {
+        throw new UnsupportedOperationException("serverActiveThreadPercentage is not supported by " + getClass().getSimpleName());
+    }
+
+    /** {@code get_server_status <server>}: {@code ACTIVE} for a serving server (measured); other words are reported as said. */
+    default String serverStatus(long serverPid) {
+        throw new UnsupportedOperationException("serverStatus is not supported by " + getClass().getSimpleName());
+    }
+
+    /**
      * Reads the ceiling of a running server for {@code device} in MiB, or -1 when none is set.
      * (Added with ProcessMpsControl; the default says the implementation cannot read it.)
      */

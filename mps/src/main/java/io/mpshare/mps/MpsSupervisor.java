@@ -1,72 +1,65 @@
 package io.mpshare.mps;
 
-import io.mpshare.mps.MpsException.Reason;
+import io.mpshare.mps.fault.FaultJudge;
+import io.mpshare.mps.fault.FaultJudge.Finding;
+import io.mpshare.mps.fault.FaultSignal;
+import io.mpshare.mps.fault.FaultSource;
+import io.mpshare.mps.proc.HolderFinder;
+import io.mpshare.mps.proc.Processes;
 
-import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.LinkedHashSet;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import java.util.logging.Logger;
 
 /**
- * Keeps one MPS control daemon ({@code nvidia-cuda-mps-control -f}) running for the node's shared
- * GPUs, with every setting applied, and reports on it.
+ * Keeps one colour's MPS control daemons running with their settings applied, and reports on them: the colour's node
+ * daemon ({@code <run>/<colour>/pipe}, every shared GPU, the pre-domain path) and one daemon per fault domain
+ * ({@code <run>/<colour>/d/<id>/}, one GPU each), created and deleted through {@link DomainService}.
  *
  * <h2>Implementation notes</h2>
- * <b>Why it matters.</b> If the control daemon dies, its clients die, and new CUDA processes run
- * without MPS and without any cap (FACTS.md). So the supervisor restarts it, re-applies the settings a
- * fresh daemon has lost, and says "not ready" (marker file gone, {@code ready=false}) in between, so
- * the device plugin reports the GPUs Unhealthy and no pod starts unprotected.
+ * <b>Why it matters.</b> If a control daemon dies, its clients die, and new CUDA processes run without MPS and without
+ * any cap (FACTS.md). So each daemon is restarted with backoff, its settings re-applied, and "not ready" said in between.
+ * A daemon is never killed because it stopped answering while it may have clients: any process that can reach its pipe
+ * directory can make it stop answering ({@link DaemonKeeper}).
  *
- * <p><b>Phases.</b> {@code STOPPED → STARTING} (launched; probing the pipe every {@code probeInterval})
- * {@code → UP} (answers; thread percentage and ceilings applied; marker written; health checked every
- * {@code healthInterval}) {@code → BACKOFF} (it exited; relaunch after {@link Backoff#delay})
- * {@code → STARTING ...}; {@link #stop} leads to {@code STOPPING → STOPPED}.
+ * <p><b>Parts.</b> Each daemon has a {@link DaemonKeeper} (launch, probe, settings, health, STALLED, backoff, stop) and a
+ * {@link Lane} for its control commands. Domains ({@link Domain}) add the fault handling and the drain; a
+ * {@link FaultWatch} polls the fault detectors and a {@link FaultJudge} decides which domain faulted. Domains are kept on
+ * disk ({@link DomainStore}) and their daemons adopted after a restart of the supervisor. The node daemon's readiness
+ * marker and {@code status.json} are {@link SupervisorFiles}'.
  *
- * <p><b>Invariants.</b> (1) The readiness marker exists exactly while the published status says
- * {@code ready}: phase {@code UP}, the last health check answered, every setting read back as set
- * ({@link #publish} keeps them in step). (2) At most one daemon is started at a time; a
- * daemon's exit is matched to its launch by a generation number, so a late exit of an old daemon never
- * restarts the new one. (3) Ceilings are only ever changed on the running daemon
- * ({@code set_device_pinned_mem_limit} on each server, {@code set_default_device_pinned_mem_limit} for
- * future ones); the supervisor never restarts the daemon to change a setting. (4) A desired ceiling the
- * daemon refused stays in {@code ceilingsPending} and is retried each health check and after each start.
- * (5) Each health check reads every server's ceiling back and puts back one that was changed: the daemon
- * takes {@code set_device_pinned_mem_limit} for a server from that server's own UID.
+ * <p><b>Invariants.</b> (1) The readiness marker exists exactly while the published status says the node daemon is
+ * {@code ready} ({@link #publish} keeps them in step). (2) A domain's record on disk is rewritten whenever what it holds
+ * changes, before the change is published. (3) The flat {@code servers} list holds every MPS server of every daemon of
+ * this colour (the policer recognises the MPS server by these PIDs).
  *
- * <p><b>Concurrency.</b> All state is confined to one thread: the single-threaded
- * {@link ScheduledExecutorService} given in. Public methods submit work to it and return futures; the
- * daemon's exit is posted to it too. Readers get an immutable {@link SupervisorStatus} through a
- * volatile field, never a lock. Tests pass a manual scheduler and advance time: no sleeps.
+ * <p><b>Concurrency.</b> All state is confined to one thread: the single-threaded {@link ScheduledExecutorService} given
+ * in ({@link SupervisorThread}). Public methods submit work to it and return futures; daemons' exits and the lanes'
+ * results are posted to it too. Readers get an immutable {@link SupervisorStatus} through a volatile field, never a lock.
+ * Tests pass a manual scheduler and advance time: no sleeps.
  *
- * <p><b>Backoff.</b> After an exit (or a failed start) the next start waits {@code initial × 2^(n−1)},
- * capped at {@code max}, where n counts failures in a row; a daemon that stayed up {@code stableAfter}
- * starts the count again. A daemon that never answers within {@code maxProbes} probes, or stops
- * answering for {@code maxMissedHealthChecks} checks, is killed and so restarted.
- *
- * <p><b>Failure modes.</b> Binary missing: each start fails, status says why, backoff to {@code max}.
- * Another daemon already answers on the pipe (left from an earlier run): not started over it; reported
- * in {@code lastError} and retried with backoff. A setting refused (old driver: "Unknown command"):
- * stays STARTING, not ready, {@code lastError} says which. Shutdown with clients connected: refused
- * unless forced ({@link #stop}); the clients are logged, because quitting would kill them.
+ * <p><b>Failure modes.</b> Binary missing: each start fails, status says why, backoff to {@code max}. Another daemon
+ * already answers on a pipe (left from an earlier run, not recorded): not started over it; retried with backoff. A
+ * setting refused: stays STARTING, not ready, {@code lastError} says which. Shutdown with clients connected: refused
+ * unless forced ({@link #stop}). On SIGTERM only the node daemon is stopped: the domains' daemons keep serving and are
+ * adopted by the next supervisor.
  */
-public final class MpsSupervisor {
+public final class MpsSupervisor implements DomainService {
     private static final Logger LOG = Logger.getLogger(MpsSupervisor.class.getName());
-
-    /** The supervisor's state machine; see the class notes. */
-    public enum Phase { STOPPED, STARTING, UP, BACKOFF, STOPPING }
+    /** More domains than this in one colour is a caller's bug, not a node (each is a daemon process). */
+    static final int MAX_DOMAINS = 256;
 
     /** What {@link #stop} did. */
     public sealed interface StopResult {
@@ -75,303 +68,209 @@ public final class MpsSupervisor {
         record Refused(List<Long> clients) implements StopResult {}
     }
 
+    /**
+     * How the supervisor reaches its machine.
+     *
+     * @param launcher    starts and adopts daemons; also the machine's processes and holder finder
+     * @param nodeControl the control language on the node daemon's pipe directory
+     * @param controls    the control language on a domain's pipe directory; null: this supervisor runs no domains
+     * @param commands    where daemons' control commands run (virtual threads in production); null: on the supervisor's
+     *                    own thread, one step each (host mode, the single-daemon tests)
+     * @param faultSources fault detectors for the domains (the domains' logs, NVML Xid events)
+     * @param faultPoll   how often they are polled
+     */
+    public record Parts(DaemonLauncher launcher, MpsControl nodeControl, Function<Path, MpsControl> controls, Executor commands,
+                        List<FaultSource> faultSources, Duration faultPoll) {
+        public Parts {
+            Objects.requireNonNull(launcher);
+            Objects.requireNonNull(nodeControl);
+            faultSources = faultSources == null ? List.of() : List.copyOf(faultSources);
+            faultPoll = faultPoll == null ? Duration.ofMillis(200) : faultPoll;
+        }
+
+        /** The node daemon only, commands on the supervisor's thread. */
+        public static Parts nodeOnly(DaemonLauncher launcher, MpsControl control) {
+            return new Parts(launcher, control, null, null, List.of(), null);
+        }
+    }
+
     private final SupervisorConfig config;
-    private final DaemonLauncher launcher;
-    private final MpsControl control;
-    private final ScheduledExecutorService executor;
-    private final InstantSource clock;
+    private final Parts parts;
+    private final SupervisorThread thread;
     private final SupervisorMetrics metrics;
     private final SupervisorFiles files;
-    private final DaemonSettings settings;
-
-    // confined to executor
-    private Phase phase = Phase.STOPPED;
-    private DaemonLauncher.Daemon daemon;
-    private int generation;
-    private long launches;
-    private int failuresInARow;
-    private Instant upSince;
-    private String lastError;
-    private Instant lastErrorAt;
-    private int missedHealthChecks;
-    private String killedBecause;
+    private final DomainStore store;
+    private final DaemonKeeper.Parts keeperParts;
+    private final DaemonKeeper node;
+    private final Map<String, Domain> domains = new LinkedHashMap<>();
+    private final Map<String, DomainStore.Record> written = new LinkedHashMap<>();
+    private final FaultWatch faults;
     private boolean markerPresent;
-    private final Map<Integer, Long> ceilings;
-    private final Set<Integer> pending = new LinkedHashSet<>();
-    private List<SupervisorStatus.Server> servers = List.of();
-    private ScheduledFuture<?> next;
-    private CompletableFuture<StopResult> stopping;
+    private boolean started;
 
     private volatile SupervisorStatus status;
-    private volatile Instant stepStarted;
 
     public MpsSupervisor(SupervisorConfig config, DaemonLauncher launcher, MpsControl control,
                          ScheduledExecutorService executor, InstantSource clock, SupervisorMetrics metrics) {
+        this(config, Parts.nodeOnly(launcher, control), executor, clock, metrics);
+    }
+
+    public MpsSupervisor(SupervisorConfig config, Parts parts, ScheduledExecutorService executor, InstantSource clock, SupervisorMetrics metrics) {
         this.config = config;
-        this.launcher = launcher;
-        this.control = new ProgressControl(control, this::progressed);
-        this.executor = executor;
-        this.clock = clock;
+        this.parts = parts;
         this.metrics = metrics;
+        this.thread = new SupervisorThread(executor, clock, this::stepFailed);
         this.files = new SupervisorFiles(config.colour(), config.runDir());
-        this.settings = new DaemonSettings(this.control);
-        this.ceilings = new TreeMap<>(config.initialCeilingsMib());
+        this.store = new DomainStore(config.colour(), config.runDir());
+        Processes processes = parts.launcher().processes();
+        HolderFinder holders = parts.launcher().holders();
+        this.keeperParts = new DaemonKeeper.Parts(parts.launcher(), thread, config.timings(), processes, holders);
+        MpsControl nodeControl = new ProgressControl(parts.nodeControl(), thread::progressed);
+        this.node = new DaemonKeeper("node daemon", new DaemonLauncher.Spec(config.pipeDir(), config.logDir(),
+                config.visibleDevices().isEmpty() ? Map.of() : Map.of("CUDA_VISIBLE_DEVICES", config.visibleDevices())),
+                nodeControl, lane(), keeperParts, new NodeListener(), config.initialCeilingsMib(), config.defaultActiveThreadPercentage());
+        this.faults = new FaultWatch(parts.faultSources(), new FaultJudge(Duration.ofSeconds(3), Duration.ofSeconds(10)), thread,
+                parts.faultPoll(), new FaultSink());
         files.deleteReadyMarker(); // a marker left by an earlier run says nothing about this one
         this.status = snapshot();
     }
 
-    /** Starts the daemon (asynchronously); it is kept running until {@link #stop}. */
-    public void start() { post(this::launch); }
+    /** Starts the node daemon and adopts (or restarts) the domains an earlier supervisor of this colour left (asynchronously). */
+    public void start() {
+        thread.execute(() -> {
+            if (started) return;
+            started = true;
+            node.start();
+            if (parts.controls() != null) store.load().forEach(this::restore);
+            faults.start();
+            publish();
+        });
+    }
 
     /** The latest snapshot: cheap, never blocks. */
     public SupervisorStatus status() { return status; }
 
     /**
      * A heartbeat: a snapshot taken on the supervisor's own thread. It completes only while that thread runs, so a
-     * caller that waits with a deadline learns whether the supervisor can still notice its daemon's exit (a stuck
-     * thread cannot; {@link #status()} would keep saying "up").
+     * caller that waits with a deadline learns whether the supervisor can still notice its daemons' exits.
      */
-    public CompletableFuture<SupervisorStatus> ping() { return call(this::snapshot); }
+    public CompletableFuture<SupervisorStatus> ping() { return thread.call(this::snapshot); }
 
     /**
-     * Sets the server ceiling of GPU {@code device}: on every running server and as the default for
-     * future ones, read back each time. Stored and applied after every later start as well.
-     * If the daemon answers but refuses it (a device it does not have, an unknown command), the previous
-     * ceiling is kept and the future fails: a bad request must not make the node unready. If the daemon
-     * does not answer, the ceiling stays pending and is applied as soon as it does.
+     * Sets the node daemon's server ceiling of GPU {@code device}: on every running server and as the default for future
+     * ones, read back each time; kept and applied after every later start. If the daemon answers but refuses it, the
+     * previous ceiling is kept and the future fails (a bad request must not make the node unready); if it does not
+     * answer, the ceiling stays pending and is applied as soon as it does.
      */
     public CompletableFuture<SupervisorStatus> setCeiling(int device, long mib) {
         if (device < 0 || mib <= 0) throw new IllegalArgumentException("ceiling needs device >= 0 and MiB > 0, got " + device + ", " + mib);
-        return call(() -> {
-            Long previous = ceilings.put(device, mib);
-            boolean wasPending = !pending.add(device);
-            if (phase == Phase.UP) {
-                try {
-                    applyCeiling(device, mib);
-                } catch (MpsException e) {
-                    if (e.reason() == Reason.DAEMON_DOWN || e.reason() == Reason.TIMEOUT) throw e; // stays pending
-                    if (previous == null) ceilings.remove(device); else ceilings.put(device, previous);
-                    if (!wasPending) pending.remove(device);
-                    throw new MpsException(e.reason(), "ceiling " + mib + " MiB for GPU " + device + " rejected, "
-                            + (previous == null ? "none kept" : previous + " MiB kept") + ": " + e.getMessage(), e);
-                }
-            }
+        return thread.call(() -> node.setCeiling(device, mib)).thenCompose(f -> f).thenCompose(v -> thread.call(() -> {
             metrics.ceilingChanged();
             publish();
             return status;
-        });
+        }));
     }
 
     /**
-     * Stops the daemon with {@code quit}. Refused while clients are connected unless {@code force}
-     * (quitting ends them); then the clients are logged. A daemon not gone after {@code quitTimeout}
-     * gets SIGTERM, then SIGKILL.
+     * Stops the node daemon with {@code quit}. Refused while clients are connected unless {@code force} (quitting ends
+     * them), and while it does not answer but may have clients. Domains' daemons are left running (adopted by the next
+     * supervisor); a daemon not gone after {@code quitTimeout} gets SIGTERM, then SIGKILL.
      */
     public CompletableFuture<StopResult> stop(boolean force) {
-        return call(() -> stopNow(force)).thenCompose(f -> f);
+        return thread.call(() -> node.stop(force)).thenCompose(f -> f);
     }
 
-    // ---- launch and probe ----
+    public Optional<Duration> busyFor() { return thread.busyFor(); }
 
-    private void launch() {
-        next = null;
-        if (phase == Phase.STOPPING || phase == Phase.UP || phase == Phase.STARTING) return;
-        if (launches++ > 0) metrics.restarted();
-        try {
-            files.createDirectories();
-            if (safeDaemonUp()) {
-                throw new IOException("another MPS control daemon already answers on " + config.pipeDir()
-                        + " (left from an earlier run?): not starting a second one over it");
+    /** Closes the fault detectors (NVML). The daemons are left as they are: the domains' serve on for the next supervisor. */
+    public void close() { faults.close(); }
+
+    public Colour colour() { return config.colour(); }
+
+    public Path runDir() { return config.runDir(); }
+
+    // ---- domains ----
+
+    @Override public CompletableFuture<Answer> put(String id, DomainSpec spec) {
+        return thread.call(() -> {
+            String problem = DomainPaths.problem(config.colour(), config.runDir(), id);
+            if (problem != null) return new Answer.Refused(false, problem);
+            if (parts.controls() == null) return new Answer.Refused(false, "this supervisor runs no fault domains");
+            Domain d = domains.get(id);
+            if (d != null) {
+                if (!d.spec().sameDaemon(spec))
+                    return new Answer.Refused(true, "domain " + id + " exists for GPU " + d.gpu() + " (" + d.spec().kind().id() + "): ids derive from both");
+                d.update(spec);
+            } else {
+                if (domains.size() >= MAX_DOMAINS) return new Answer.Refused(false, "this colour already runs " + MAX_DOMAINS + " domains");
+                d = create(id, spec, 0, null);
+                d.start();
+                LOG.info("domain " + id + ": " + spec.kind().id() + " on " + spec.gpu() + ", ceiling " + spec.appliedCeilingMiB()
+                        + " MiB, active thread percentage " + spec.activeThreadPercentage() + " %, pipe " + d.paths().pipeDir());
             }
-            daemon = launcher.start(new DaemonLauncher.Spec(config.pipeDir(), config.logDir(),
-                    config.visibleDevices().isEmpty() ? Map.of() : Map.of("CUDA_VISIBLE_DEVICES", config.visibleDevices())));
-        } catch (IOException | RuntimeException e) {
-            failed("could not start the control daemon: " + e.getMessage());
-            failuresInARow++;
-            scheduleRestart();
+            publish();
+            return new Answer.Accepted(d.status());
+        });
+    }
+
+    @Override public CompletableFuture<Optional<DomainStatus>> delete(String id) {
+        return thread.call(() -> {
+            Domain d = domains.get(id);
+            if (d == null) return Optional.empty();
+            d.drain();
+            publish();
+            return Optional.of(d.status());
+        });
+    }
+
+    @Override public Optional<DomainStatus> domain(String id) { return status.domain(id); }
+
+    @Override public List<DomainStatus> domains() { return status.domains(); }
+
+    @Override public CompletableFuture<DomainStatus> whenServing(String id) {
+        return thread.call(() -> {
+            Domain d = domains.get(id);
+            if (d == null) throw new MpsException("no domain " + id);
+            return d.whenServing();
+        }).thenCompose(f -> f);
+    }
+
+    private Domain create(String id, DomainSpec spec, long faultCount, DomainStatus.Fault lastFault) {
+        DomainPaths paths = DomainPaths.of(config.colour(), config.runDir(), id);
+        MpsControl control = new ProgressControl(parts.controls().apply(paths.pipeDir()), thread::progressed);
+        Domain d = new Domain(id, paths, spec, control, lane(), keeperParts, new DomainOwner(), faultCount, lastFault);
+        domains.put(id, d);
+        faults.watch(id, List.of(paths.daemonLog(), paths.logDir().resolve("server.log"), paths.logDir().resolve("control.log")));
+        return d;
+    }
+
+    /** A domain an earlier supervisor left: its daemon adopted if it still runs, else started again (its clients died with it). */
+    private void restore(DomainStore.Record r) {
+        Optional<DaemonLauncher.Daemon> running = r.daemonStartedAt() == null ? Optional.empty()
+                : parts.launcher().adopt(r.daemonPid(), Instant.parse(r.daemonStartedAt()));
+        if (running.isEmpty() && r.draining()) {
+            LOG.info("domain " + r.id() + ": was draining and its daemon is gone: removed");
+            store.remove(r.id());
             return;
         }
-        int g = ++generation;
-        phase = Phase.STARTING;
-        DaemonLauncher.Daemon started = daemon;
-        LOG.info(() -> "started nvidia-cuda-mps-control -f, pid " + started.pid() + ", pipe " + config.pipeDir());
-        started.onExit().whenComplete((code, err) -> post(() -> onExit(g, code == null ? -1 : code)));
-        schedule(() -> probe(g, 1), config.probeInterval());
-        publish();
-    }
-
-    private void probe(int g, int attempt) {
-        if (g != generation || phase != Phase.STARTING) return;
-        if (safeDaemonUp()) {
-            applySettings(g);
-        } else if (attempt >= config.maxProbes()) {
-            killedBecause = "it did not answer on " + config.pipeDir() + " after " + attempt + " probes";
-            failed("killing the control daemon: " + killedBecause);
-            daemon.kill(); // its exit schedules the restart
+        Domain d = create(r.id(), r.spec(), r.faults(), r.lastFault());
+        if (r.draining()) d.drainingAlready();
+        written.put(r.id(), r);
+        if (running.isPresent()) {
+            d.adopt(running.get());
         } else {
-            schedule(() -> probe(g, attempt + 1), config.probeInterval());
+            LOG.warning("domain " + r.id() + ": its daemon (pid " + r.daemonPid() + ") is gone: starting a new one");
+            d.start();
         }
     }
 
-    private void applySettings(int g) {
-        try {
-            config.defaultActiveThreadPercentage().ifPresent(settings::applyThreadPercentage);
-            pending.addAll(ceilings.keySet());
-            for (Map.Entry<Integer, Long> c : ceilings.entrySet()) applyCeiling(c.getKey(), c.getValue());
-        } catch (MpsException e) {
-            failed("applying settings after start: " + e.getMessage());
-            schedule(() -> probe(g, 1), config.backoff().delay(1));
-            publish();
-            return;
-        }
-        phase = Phase.UP;
-        upSince = clock.instant();
-        missedHealthChecks = 0;
-        try {
-            servers = settings.readServers();
-        } catch (MpsException e) {
-            failed("reading servers after start: " + e.getMessage()); // the next health check decides
-        }
-        LOG.info(() -> "MPS control daemon up, settings applied: default active thread percentage "
-                + (config.defaultActiveThreadPercentage().isPresent() ? config.defaultActiveThreadPercentage().getAsInt() + " %" : "not set (MPS default 100 %)")
-                + ", ceilings " + (ceilings.isEmpty() ? "none" : ceilingText()));
-        publish();
-        schedule(() -> healthCheck(g), config.healthInterval());
-    }
+    private Lane lane() { return new Lane(parts.commands() == null ? thread : parts.commands(), thread); }
 
-    /** Sets one ceiling as the default and on every running server; removes it from pending once applied. */
-    private void applyCeiling(int device, long mib) {
-        settings.applyCeiling(device, mib);
-        pending.remove(device);
-    }
+    // ---- publishing ----
 
-    // ---- running ----
-
-    /** (5) A server ceiling changed behind the supervisor's back (a client of that server's UID can) is put back at each health check. */
-    private void restoreChangedCeilings() {
-        Map<Integer, Long> applied = new TreeMap<>(ceilings);
-        pending.forEach(applied::remove);
-        for (String r : settings.restoreCeilings(applied)) {
-            metrics.ceilingRestored();
-            LOG.warning(() -> "server ceiling changed outside the supervisor, put back: " + r
-                    + " (a client running as that server's UID sent set_device_pinned_mem_limit)");
-        }
-    }
-
-    private void healthCheck(int g) {
-        if (g != generation || phase != Phase.UP) return;
-        try {
-            servers = settings.readServers();
-            missedHealthChecks = 0;
-            for (int device : List.copyOf(pending)) applyCeiling(device, ceilings.get(device));
-            restoreChangedCeilings();
-        } catch (MpsException e) {
-            failed("health check: " + e.getMessage());
-            if ((e.reason() == Reason.DAEMON_DOWN || e.reason() == Reason.TIMEOUT) && ++missedHealthChecks >= config.maxMissedHealthChecks()) {
-                killedBecause = "it stopped answering for " + missedHealthChecks + " health checks";
-                failed("killing the control daemon: " + killedBecause);
-                daemon.kill();
-            }
-        }
-        publish();
-        schedule(() -> healthCheck(g), config.healthInterval());
-    }
-
-    private void onExit(int g, int code) {
-        if (g != generation) return;
-        cancelNext();
-        long pid = daemon == null ? -1 : daemon.pid();
-        daemon = null;
-        servers = List.of();
-        if (phase == Phase.STOPPING) {
-            phase = Phase.STOPPED;
-            LOG.info(() -> "MPS control daemon (pid " + pid + ") stopped, exit code " + code);
-            publish();
-            stopping.complete(new StopResult.Stopped(code));
-            return;
-        }
-        boolean wasStable = upSince != null && Duration.between(upSince, clock.instant()).compareTo(config.stableAfter()) >= 0;
-        failuresInARow = wasStable ? 1 : failuresInARow + 1;
-        upSince = null;
-        failed("the control daemon (pid " + pid + ") exited with code " + code
-                + (killedBecause == null ? "" : ", killed by the supervisor because " + killedBecause));
-        killedBecause = null;
-        scheduleRestart();
-    }
-
-    private void scheduleRestart() {
-        phase = Phase.BACKOFF;
-        Duration delay = config.backoff().delay(failuresInARow);
-        LOG.warning(() -> "restarting the MPS control daemon in " + delay.toMillis() + " ms (failure " + failuresInARow + " in a row)");
-        schedule(this::launch, delay);
-        publish();
-    }
-
-    // ---- stopping ----
-
-    private CompletableFuture<StopResult> stopNow(boolean force) {
-        if (daemon == null) {
-            cancelNext();
-            phase = Phase.STOPPED;
-            publish();
-            return CompletableFuture.completedFuture(new StopResult.Stopped(-1));
-        }
-        if (phase == Phase.STOPPING) return stopping;
-        List<Long> clients;
-        try {
-            servers = settings.readServers();
-            clients = servers.stream().flatMap(s -> s.clients().stream()).toList();
-        } catch (MpsException e) {
-            clients = List.of(); // not answering: no client can be reached through it either
-        }
-        if (!clients.isEmpty() && !force) {
-            LOG.warning("not quitting the MPS control daemon: " + clients.size() + " client(s) connected, quitting would end them: PIDs " + clients);
-            publish();
-            return CompletableFuture.completedFuture(new StopResult.Refused(clients));
-        }
-        if (!clients.isEmpty()) LOG.warning("forced quit with " + clients.size() + " client(s) connected, they will fail: PIDs " + clients);
-        cancelNext();
-        phase = Phase.STOPPING;
-        stopping = new CompletableFuture<>();
-        publish(); // not ready from here on: the marker goes before quit
-        DaemonLauncher.Daemon d = daemon;
-        try {
-            control.quit();
-        } catch (MpsException e) {
-            LOG.warning("quit failed (" + e.getMessage() + "): sending SIGTERM");
-            d.terminate();
-        }
-        schedule(() -> {
-            if (d.isAlive()) {
-                LOG.warning("the control daemon is still running " + config.quitTimeout() + " after quit: SIGTERM, SIGKILL after as long again");
-                d.terminate();
-                schedule(() -> { if (d.isAlive()) d.kill(); }, config.quitTimeout());
-            }
-        }, config.quitTimeout());
-        publish();
-        return stopping;
-    }
-
-    // ---- helpers ----
-
-
-    private boolean safeDaemonUp() {
-        try {
-            return control.daemonUp();
-        } catch (MpsException e) {
-            failed(e.getMessage());
-            return false;
-        }
-    }
-
-    private void failed(String message) {
-        lastError = message;
-        lastErrorAt = clock.instant();
-        LOG.warning(message);
-    }
-
-    /** Publishes a new snapshot; the readiness marker follows {@code ready} (invariant 1). */
+    /** Publishes a new snapshot: domain records first, then the status file; the readiness marker follows {@code ready}. */
     private void publish() {
+        for (Domain d : domains.values()) persist(d);
         status = snapshot();
         metrics.daemonUp(status.ready());
         if (status.ready() != markerPresent) {
@@ -381,101 +280,80 @@ public final class MpsSupervisor {
         files.writeStatus(status);
     }
 
-    private SupervisorStatus snapshot() {
-        boolean up = phase == Phase.UP && missedHealthChecks == 0;
-        return new SupervisorStatus(config.colour().id(), up, up && pending.isEmpty(), phase.name(),
-                daemon == null ? -1 : daemon.pid(), config.pipeDir().toString(), config.logDir().toString(),
-                Math.max(0, launches - 1), lastError, iso(lastErrorAt), iso(upSince),
-                config.defaultActiveThreadPercentage().isPresent() ? config.defaultActiveThreadPercentage().getAsInt() : null,
-                ceilings, List.copyOf(pending), servers, iso(clock.instant()));
+    private void persist(Domain d) {
+        DaemonLauncher.Daemon daemon = d.keeper().daemon();
+        DomainStore.Record r = new DomainStore.Record(d.id(), d.spec(), daemon == null ? -1 : daemon.pid(),
+                daemon == null ? null : daemon.startedAt().map(Instant::toString).orElse(null), d.draining(), d.faults(), d.lastFault());
+        if (r.equals(written.get(d.id()))) return;
+        store.write(r);
+        written.put(d.id(), r);
     }
 
-    /** {@code GPU 0: 8 GiB, GPU 1: 1.50 GiB} */
-    private String ceilingText() {
-        StringBuilder sb = new StringBuilder();
-        ceilings.forEach((d, mib) -> sb.append(sb.isEmpty() ? "" : ", ").append("GPU ").append(d).append(": ")
-                .append(mib % 1024 == 0 ? (mib / 1024) + " GiB" : mib + " MiB"));
-        return sb.toString();
+    private SupervisorStatus snapshot() {
+        List<DomainStatus> ds = domains.values().stream().map(Domain::status).toList();
+        List<SupervisorStatus.Server> all = new ArrayList<>(node.servers());
+        domains.values().forEach(d -> all.addAll(d.keeper().servers()));
+        return new SupervisorStatus(config.colour().id(), node.answering(), node.ready(), node.phase().name(), node.daemonPid(),
+                config.pipeDir().toString(), config.logDir().toString(), node.restarts(), node.lastError(), iso(node.lastErrorAt()),
+                iso(node.upSince()), node.threads().isPresent() ? node.threads().getAsInt() : null, node.ceilings(), node.pending(),
+                all, iso(thread.now()), node.stalledBy(), ds);
     }
 
     private static String iso(Instant t) { return t == null ? null : t.toString(); }
 
-    private void schedule(Runnable r, Duration delay) {
-        cancelNext();
-        try {
-            next = executor.schedule(() -> step(r), delay.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            LOG.fine("executor shut down: " + r + " not scheduled");
+    private void stepFailed(RuntimeException e) {
+        node.failed("supervisor step failed: " + e);
+        publish();
+    }
+
+    /** The node daemon's keeper reports here. */
+    private final class NodeListener implements DaemonKeeper.Listener {
+        @Override public void changed() { publish(); }
+
+        @Override public void restarted() { metrics.restarted(); }
+
+        @Override public void settingRestored(String what) { metrics.ceilingRestored(); }
+
+        @Override public void stalled(boolean stalled) { metrics.stalled("node", stalled); }
+    }
+
+    /** Every domain reports here. */
+    private final class DomainOwner implements Domain.Owner {
+        @Override public void changed() { publish(); }
+
+        @Override public void gone(Domain d) {
+            domains.remove(d.id());
+            written.remove(d.id());
+            faults.unwatch(d.id());
+            store.remove(d.id());
+            metrics.domainRemoved(d.id());
+            LOG.info("domain " + d.id() + ": stopped and removed");
+            publish();
         }
+
+        @Override public void signal(FaultSignal s) { faults.take(s); }
+
+        @Override public SupervisorMetrics metrics() { return metrics; }
     }
 
-    private void cancelNext() {
-        if (next != null) next.cancel(false);
-        next = null;
-    }
-
-    /** Runs one step on the supervisor's thread, marking when it began ({@link #busyFor}). */
-    private void step(Runnable r) {
-        stepStarted = clock.instant();
-        try {
-            r.run();
-        } finally {
-            stepStarted = null;
+    /** The fault detectors report here. */
+    private final class FaultSink implements FaultWatch.Sink {
+        @Override public Map<String, String> gpus() {
+            Map<String, String> out = new LinkedHashMap<>();
+            domains.forEach((id, d) -> out.put(id, d.gpu()));
+            return out;
         }
-    }
 
-    /** A control command returned: the step is making progress ({@link ProgressControl}). */
-    private void progressed() {
-        if (stepStarted != null) stepStarted = clock.instant();
-    }
-
-    /**
-     * How long the supervisor's thread has been inside its current step without finishing a control command (since
-     * the step began, or since its last command returned), or empty when it is idle or runs something else. A heartbeat
-     * that does not complete while this is short is "busy"; one that does not complete while this is empty or long is
-     * "hung" ({@code SupervisorApi}).
-     */
-    public Optional<Duration> busyFor() {
-        Instant began = stepStarted;
-        return began == null ? Optional.empty() : Optional.of(Duration.between(began, clock.instant()));
-    }
-
-    private void post(Runnable r) {
-        try {
-            executor.execute(() -> step(() -> {
-                try {
-                    r.run();
-                } catch (RuntimeException e) {
-                    failed("supervisor step failed: " + e);
-                    publish();
-                }
-            }));
-        } catch (RejectedExecutionException e) {
-            LOG.fine("executor shut down: event dropped");
+        @Override public void found(Finding f) {
+            Domain d = domains.get(f.domain());
+            if (d != null) d.fault(f);
         }
-    }
 
-    private <T> CompletableFuture<T> call(Supplier<T> work) {
-        CompletableFuture<T> f = new CompletableFuture<>();
-        try {
-            executor.execute(() -> step(() -> {
-                try {
-                    f.complete(work.get());
-                } catch (RuntimeException e) {
-                    if (e instanceof MpsException) {
-                        failed(e.getMessage());
-                        publish();
-                    }
-                    f.completeExceptionally(e);
-                }
-            }));
-        } catch (RejectedExecutionException e) {
-            f.completeExceptionally(new MpsException("the supervisor is shut down"));
+        @Override public void xid(String gpu) {
+            LOG.warning("Xid on GPU " + gpu + ": asking its domains' daemons whether their servers are still ACTIVE");
+            domains.values().stream().filter(d -> d.gpu().equals(gpu)).forEach(Domain::askServerStatus);
         }
-        return f;
+
+        @Override public void counted(FaultSignal s) { metrics.faultSignal(s.source()); }
     }
-
-    /** Phase for tests and logs. */
-    Phase phase() { return Phase.valueOf(status.phase()); }
-
 }

@@ -9,8 +9,10 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -95,6 +97,22 @@ public final class ProcessMpsControl implements MpsControl {
         if (Math.abs(back - percent) > 0.01) throw notApplied("default active thread percentage", percent + "", back + "");
     }
 
+    @Override public void setServerActiveThreadPercentage(long serverPid, int percent) {
+        if (percent < 1 || percent > 100) throw new IllegalArgumentException("active thread percentage must be 1..100, not " + percent);
+        run("set_active_thread_percentage " + serverPid + " " + percent);
+        double back = serverActiveThreadPercentage(serverPid);
+        if (Math.abs(back - percent) > 0.01) throw notApplied("active thread percentage of server " + serverPid, percent + "", back + "");
+    }
+
+    @Override public double serverActiveThreadPercentage(long serverPid) {
+        String cmd = "get_active_thread_percentage " + serverPid;
+        return MpsReplies.percentage(cmd, run(cmd));
+    }
+
+    @Override public String serverStatus(long serverPid) {
+        return run("get_server_status " + serverPid).strip();
+    }
+
     @Override public void terminateClient(long serverPid, long clientPid) {
         run("terminate_client " + serverPid + " " + clientPid);
     }
@@ -150,21 +168,35 @@ public final class ProcessMpsControl implements MpsControl {
         return new MpsException(Reason.NOT_APPLIED, what + ": set " + wanted + " but the daemon reads back " + got);
     }
 
-    /** The real {@link DaemonLauncher}: {@code <binary> -f} with the spec's pipe/log dirs; its output goes to this process's stdout. */
+    /**
+     * The real {@link DaemonLauncher}: {@code <binary> -f} with the spec's pipe/log dirs; its output goes to the spec's
+     * file (appended) or to this process's stdout. A daemon is adopted when its PID still runs the control binary and
+     * started when it was recorded.
+     */
     public static DaemonLauncher foregroundLauncher(Path binary) {
-        return spec -> {
-            ProcessBuilder pb = new ProcessBuilder(binary.toString(), "-f").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectInput(ProcessBuilder.Redirect.PIPE);
-            Map<String, String> env = pb.environment();
-            env.put(Names.ENV_MPS_PIPE, spec.pipeDir().toString());
-            env.put("CUDA_MPS_LOG_DIRECTORY", spec.logDir().toString());
-            env.putAll(spec.extraEnv());
-            Process p = pb.start();
-            return new ProcessDaemon(p);
+        return new DaemonLauncher() {
+            @Override public Daemon start(Spec spec) throws IOException {
+                ProcessBuilder pb = new ProcessBuilder(binary.toString(), "-f").redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.PIPE)
+                        .redirectOutput(spec.output().map(o -> ProcessBuilder.Redirect.appendTo(o.toFile())).orElse(ProcessBuilder.Redirect.INHERIT));
+                Map<String, String> env = pb.environment();
+                env.put(Names.ENV_MPS_PIPE, spec.pipeDir().toString());
+                env.put("CUDA_MPS_LOG_DIRECTORY", spec.logDir().toString());
+                env.putAll(spec.extraEnv());
+                return new ChildDaemon(pb.start());
+            }
+
+            @Override public Optional<Daemon> adopt(long pid, Instant startedAt) {
+                return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+                        .filter(h -> h.info().startInstant().map(startedAt::equals).orElse(false))
+                        .filter(h -> h.info().command().map(c -> c.endsWith(binary.getFileName().toString())).orElse(false)
+                                || h.info().commandLine().map(c -> c.contains("nvidia-cuda-mps-control")).orElse(false))
+                        .map(AdoptedDaemon::new);
+            }
         };
     }
 
-    private record ProcessDaemon(Process process) implements DaemonLauncher.Daemon {
+    /** A daemon started here: its exit code is known. */
+    private record ChildDaemon(Process process) implements DaemonLauncher.Daemon {
         @Override public long pid() { return process.pid(); }
 
         @Override public boolean isAlive() { return process.isAlive(); }
@@ -174,5 +206,22 @@ public final class ProcessMpsControl implements MpsControl {
         @Override public void terminate() { process.destroy(); }
 
         @Override public void kill() { process.destroyForcibly(); }
+
+        @Override public Optional<Instant> startedAt() { return process.info().startInstant(); }
+    }
+
+    /** A daemon an earlier supervisor started: not a child, so its exit code is unknown and its exit is seen by polling. */
+    private record AdoptedDaemon(ProcessHandle handle) implements DaemonLauncher.Daemon {
+        @Override public long pid() { return handle.pid(); }
+
+        @Override public boolean isAlive() { return handle.isAlive(); }
+
+        @Override public CompletableFuture<Integer> onExit() { return handle.onExit().thenApply(h -> -1); }
+
+        @Override public void terminate() { handle.destroy(); }
+
+        @Override public void kill() { handle.destroyForcibly(); }
+
+        @Override public Optional<Instant> startedAt() { return handle.info().startInstant(); }
     }
 }

@@ -49,6 +49,18 @@ final class ProgressControl implements MpsControl {
         try { d.setDefaultActiveThreadPercentage(percent); } finally { progress.run(); }
     }
 
+    @Override public void setServerActiveThreadPercentage(long serverPid, int percent) {
+        try { d.setServerActiveThreadPercentage(serverPid, percent); } finally { progress.run(); }
+    }
+
+    @Override public double serverActiveThreadPercentage(long serverPid) {
+        try { return d.serverActiveThreadPercentage(serverPid); } finally { progress.run(); }
+    }
+
+    @Override public String serverStatus(long serverPid) {
+        try { return d.serverStatus(serverPid); } finally { progress.run(); }
+    }
+
     @Override public void terminateClient(long serverPid, long clientPid) {
         try { d.terminateClient(serverPid, clientPid); } finally { progress.run(); }
     }

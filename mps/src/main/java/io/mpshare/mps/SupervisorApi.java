@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
 /**
  * The supervisor's API, independent of the transport (the unix socket {@link SupervisorSocketServer}, the optional
  * loopback {@link SupervisorHttp}): {@code GET /status}, {@code GET /heartbeat}, {@code GET /healthz}, {@code GET /metrics},
- * {@code PUT|POST /ceilings/<device>} with {@code {"mib": N}}. mps/README.md documents each answer.
+ * {@code PUT|POST /ceilings/<device>} with {@code {"mib": N}}, and the fault domains' {@code /domains} ({@link DomainRoutes}).
+ * mps/README.md documents each answer.
  *
  * <p>{@code /heartbeat} is answered by the supervisor's own thread ({@link MpsSupervisor#ping}) within
  * {@code heartbeatDeadline}. If that thread does not answer in time because it is inside one of its own steps (a
@@ -30,6 +31,8 @@ final class SupervisorApi {
     private static final Pattern CEILING = Pattern.compile("/ceilings/(\\d+)/?");
     private static final long APPLY_TIMEOUT_S = 30;
     private final MpsSupervisor supervisor;
+    private final DomainService domains;
+    private final DomainRoutes domainRoutes;
     private final SupervisorMetrics metrics;
     private final Duration heartbeatDeadline;
     private final Duration busyLimit;
@@ -39,8 +42,10 @@ final class SupervisorApi {
      * @param busyLimit         a thread that is that long inside one step (a control command takes tens of ms; under load,
      *                          hundreds) counts as hung; shorter, as busy, and the published status is answered
      */
-    SupervisorApi(MpsSupervisor supervisor, SupervisorMetrics metrics, Duration heartbeatDeadline, Duration busyLimit) {
+    SupervisorApi(MpsSupervisor supervisor, DomainService domains, SupervisorMetrics metrics, Duration heartbeatDeadline, Duration busyLimit) {
         this.supervisor = supervisor;
+        this.domains = domains;
+        this.domainRoutes = new DomainRoutes(domains, supervisor.colour(), supervisor.runDir());
         this.metrics = metrics;
         this.heartbeatDeadline = heartbeatDeadline;
         this.busyLimit = busyLimit;
@@ -49,17 +54,21 @@ final class SupervisorApi {
     Response handle(String method, String path, byte[] body) {
         try {
             return switch (path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path) {
-                case "/status" -> get(method, () -> json(200, supervisor.status()));
+                case "/status" -> get(method, () -> json(200, status(supervisor.status())));
                 case "/heartbeat" -> get(method, this::heartbeat);
                 case "/healthz" -> get(method, this::healthz);
                 case "/metrics" -> get(method, this::metrics);
+                case String p when p.equals("/domains") || p.startsWith("/domains/") -> domainRoutes.handle(method, p, body);
                 default -> path.startsWith("/ceilings") ? ceiling(method, path, body)
-                        : error(404, "unknown path " + path + ": use /status, /heartbeat, /healthz, /metrics or /ceilings/<device>");
+                        : error(404, "unknown path " + path + ": use /status, /heartbeat, /healthz, /metrics, /ceilings/<device> or /domains/<id>");
             };
         } catch (RuntimeException e) {
             return error(500, String.valueOf(e.getMessage()));
         }
     }
+
+    /** The supervisor's status with the domains of the service this API serves (the supervisor's own unless a fake is given). */
+    private SupervisorStatus status(SupervisorStatus s) { return domains == supervisor ? s : s.withDomains(domains.domains()); }
 
     private interface Answer { Response get() throws IOException; }
 
@@ -74,10 +83,10 @@ final class SupervisorApi {
 
     private Response heartbeat() {
         try {
-            return json(200, supervisor.ping().get(heartbeatDeadline.toNanos(), TimeUnit.NANOSECONDS));
+            return json(200, status(supervisor.ping().get(heartbeatDeadline.toNanos(), TimeUnit.NANOSECONDS)));
         } catch (TimeoutException e) {
             var busy = supervisor.busyFor();
-            if (busy.isPresent() && busy.get().compareTo(busyLimit) < 0) return json(200, supervisor.status()); // busy, not hung
+            if (busy.isPresent() && busy.get().compareTo(busyLimit) < 0) return json(200, status(supervisor.status())); // busy, not hung
             return error(503, "the supervisor's thread did not answer within " + heartbeatDeadline.toMillis() + " ms ("
                     + busy.map(d -> "one step has run for " + d.toMillis() + " ms: hung").orElse("hung or stopped") + ")");
         } catch (ExecutionException e) {
@@ -120,7 +129,7 @@ final class SupervisorApi {
             return error(404, "device ordinal out of range: " + m.group(1));
         }
         try {
-            return json(200, supervisor.setCeiling(device, mib).get(APPLY_TIMEOUT_S, TimeUnit.SECONDS));
+            return json(200, status(supervisor.setCeiling(device, mib).get(APPLY_TIMEOUT_S, TimeUnit.SECONDS)));
         } catch (ExecutionException e) {
             boolean transientFailure = e.getCause() instanceof MpsException me
                     && (me.reason() == MpsException.Reason.DAEMON_DOWN || me.reason() == MpsException.Reason.TIMEOUT);
@@ -134,7 +143,7 @@ final class SupervisorApi {
         }
     }
 
-    private static Response json(int code, Object value) { return new Response(code, "application/json", StatusJson.write(value)); }
+    static Response json(int code, Object value) { return new Response(code, "application/json", StatusJson.write(value)); }
 
     static Response error(int code, String message) { return json(code, Map.of("error", message)); }
 }

@@ -2,6 +2,8 @@ package io.mpshare.mps;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
@@ -20,7 +22,8 @@ import java.util.TreeMap;
  * @param probeInterval   how often a starting daemon is asked whether it answers
  * @param maxProbes       probes before a silent daemon is killed and restarted
  * @param healthInterval  how often a running daemon's servers and clients are read
- * @param maxMissedHealthChecks failed health reads in a row before a silent daemon is killed and restarted
+ * @param maxMissedHealthChecks failed health reads in a row before a silent daemon is judged: STALLED while it may have
+ *                        clients (never killed for it), restarted when it has no MPS server
  * @param quitTimeout     how long {@code quit} may take before SIGTERM, then SIGKILL as long again
  */
 public record SupervisorConfig(Colour colour, Path runDir, String visibleDevices, OptionalInt defaultActiveThreadPercentage,
@@ -61,14 +64,14 @@ public record SupervisorConfig(Colour colour, Path runDir, String visibleDevices
      * Parses ceilings written {@code DEVICE=SIZE}: {@code 0=8192} (MiB), {@code 0=8192M}, {@code 0=8G}.
      * The message says what to write otherwise.
      */
-    public static Map<Integer, Long> parseCeilings(java.util.List<String> specs) {
+    public static Map<Integer, Long> parseCeilings(List<String> specs) {
         Map<Integer, Long> out = new TreeMap<>();
         for (String spec : specs) {
             String[] kv = spec.split("=", 2);
             String hint = "ceiling '" + spec + "': write DEVICE=SIZE, e.g. 0=8192 (MiB), 0=8192M or 0=8G";
             if (kv.length != 2) throw new IllegalArgumentException(hint);
             try {
-                String v = kv[1].strip().toUpperCase(java.util.Locale.ROOT);
+                String v = kv[1].strip().toUpperCase(Locale.ROOT);
                 long mib = v.endsWith("G") ? Math.multiplyExact(Long.parseLong(v.substring(0, v.length() - 1)), 1024L)
                         : Long.parseLong(v.endsWith("M") ? v.substring(0, v.length() - 1) : v);
                 int device = Integer.parseInt(kv[0].strip());
@@ -99,6 +102,10 @@ public record SupervisorConfig(Colour colour, Path runDir, String visibleDevices
     public SupervisorConfig withBackoff(Backoff b, Duration stable) {
         return new SupervisorConfig(colour, runDir, visibleDevices, defaultActiveThreadPercentage, initialCeilingsMib, b,
                 stable, probeInterval, maxProbes, healthInterval, maxMissedHealthChecks, quitTimeout);
+    }
+
+    DaemonTimings timings() {
+        return new DaemonTimings(backoff, stableAfter, probeInterval, maxProbes, healthInterval, maxMissedHealthChecks, quitTimeout);
     }
 
     public Path pipeDir() { return colour.pipeDir(runDir); }

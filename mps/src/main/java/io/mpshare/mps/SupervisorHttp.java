@@ -18,7 +18,7 @@ public final class SupervisorHttp implements AutoCloseable {
     private final SupervisorApi api;
 
     public SupervisorHttp(MpsSupervisor supervisor, SupervisorMetrics metrics, InetSocketAddress address) throws IOException {
-        this.api = new SupervisorApi(supervisor, metrics, SupervisorSocketServer.DEFAULT_HEARTBEAT_DEADLINE, SupervisorSocketServer.DEFAULT_BUSY_LIMIT);
+        this.api = new SupervisorApi(supervisor, supervisor, metrics, SupervisorSocketServer.DEFAULT_HEARTBEAT_DEADLINE, SupervisorSocketServer.DEFAULT_BUSY_LIMIT);
         server = HttpServer.create(address, 16);
         server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         server.createContext("/", this::handle);

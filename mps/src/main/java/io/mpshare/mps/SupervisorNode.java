@@ -1,7 +1,12 @@
 package io.mpshare.mps;
 
 import io.mpshare.mps.MpsSupervisor.StopResult;
+import io.mpshare.mps.fault.FaultSource;
+import io.mpshare.mps.fault.LogFaultSource;
+import io.mpshare.mps.fault.XidFaultSource;
 import io.mpshare.mps.preflight.InstanceLock;
+import io.mpshare.nvml.FfmNvml;
+import io.mpshare.nvml.NvmlException;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -10,11 +15,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +40,10 @@ import java.util.logging.Logger;
  * {@link Config#drainWait()}; if they stay, remove the ready marker (no new clients on a daemon about to end) and leave
  * the daemon running, so that the container's end takes it and those clients down (why the chart runs this DaemonSet
  * {@code OnDelete} and upgrades by blue/green). {@link Config#forceQuit()} quits at once. The shutdown path writes its
- * lines to the console it was given, not to java.util.logging, which its own shutdown hook resets meanwhile.
+ * lines to the console it was given, not to java.util.logging, which its own shutdown hook resets meanwhile. The
+ * domains' daemons are not stopped: each serves its pods on, kept in {@code <run>/<colour>/d/<id>/domain.json}, and the
+ * next supervisor of this colour adopts it ({@link MpsSupervisor}). Their control commands run on virtual threads, so a
+ * daemon that stops answering holds up only its own.
  */
 public final class SupervisorNode implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(SupervisorNode.class.getName());
@@ -48,9 +58,10 @@ public final class SupervisorNode implements AutoCloseable {
      * @param commandTimeout how long one control command may take
      * @param forceQuit      on close, quit the daemon even while clients are connected (they fail)
      * @param drainWait      on close, how long to wait for connected clients to leave
+     * @param xidEvents      read NVML's Xid events as a fault detector for the domains (a hint: never acted on alone)
      */
     public record Config(SupervisorConfig supervisor, Optional<Path> binary, Path socket, Optional<InetSocketAddress> tcp,
-                         Duration commandTimeout, boolean forceQuit, Duration drainWait) {
+                         Duration commandTimeout, boolean forceQuit, Duration drainWait, boolean xidEvents) {
         public Config {
             Objects.requireNonNull(supervisor);
             Objects.requireNonNull(socket);
@@ -62,18 +73,20 @@ public final class SupervisorNode implements AutoCloseable {
     private final SupervisorSocketServer api;
     private final SupervisorHttp http;
     private final ScheduledExecutorService executor;
+    private final ExecutorService commands;
     private final PrintStream console;
     /** The colour's lock ({@link SupervisorPreflight}), held until {@link #close}. */
     private final InstanceLock claim;
 
     private SupervisorNode(Config config, MpsSupervisor supervisor, SupervisorSocketServer api, SupervisorHttp http,
-                           ScheduledExecutorService executor, PrintStream console, InstanceLock claim) {
+                           ScheduledExecutorService executor, ExecutorService commands, PrintStream console, InstanceLock claim) {
         this.claim = claim;
         this.config = config;
         this.supervisor = supervisor;
         this.api = api;
         this.http = http;
         this.executor = executor;
+        this.commands = commands;
         this.console = console;
     }
 
@@ -90,8 +103,13 @@ public final class SupervisorNode implements AutoCloseable {
         sc = sc.withCeilings(withPrevious(sc.colour().statusFile(sc.runDir()), sc.initialCeilingsMib()));
         ProcessMpsControl control = new ProcessMpsControl(new ProcessMpsControl.Config(bin, sc.pipeDir(), sc.logDir(), config.commandTimeout()));
         ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("mps-supervisor").daemon().factory());
+        ExecutorService commands = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("mps-control-", 0).factory());
         SupervisorMetrics metrics = new SupervisorMetrics(sc.colour());
-        MpsSupervisor supervisor = new MpsSupervisor(sc, ProcessMpsControl.foregroundLauncher(bin), control, executor, InstantSource.system(), metrics);
+        Duration timeout = config.commandTimeout();
+        MpsSupervisor.Parts parts = new MpsSupervisor.Parts(ProcessMpsControl.foregroundLauncher(bin), control,
+                pipe -> new ProcessMpsControl(new ProcessMpsControl.Config(bin, pipe, pipe.resolveSibling("log"), timeout)), commands,
+                faultSources(config.xidEvents()), null);
+        MpsSupervisor supervisor = new MpsSupervisor(sc, parts, executor, InstantSource.system(), metrics);
         SupervisorSocketServer api = new SupervisorSocketServer(supervisor, metrics, config.socket());
         SupervisorHttp http = null;
         try {
@@ -103,7 +121,9 @@ public final class SupervisorNode implements AutoCloseable {
             }
         } catch (IOException | RuntimeException e) {
             if (http != null) http.close();
+            supervisor.close();
             executor.shutdownNow();
+            commands.shutdownNow();
             claim.close();
             throw e;
         }
@@ -111,7 +131,19 @@ public final class SupervisorNode implements AutoCloseable {
         supervisor.start();
         LOG.info("mps-control " + sc.colour().id() + ": pipe " + sc.pipeDir() + ", binary " + bin + ", API on unix socket " + api.socket()
                 + (http == null ? "" : " and http://" + config.tcp().get().getHostString() + ":" + http.port() + "/status"));
-        return new SupervisorNode(config, supervisor, api, http, executor, console, claim);
+        return new SupervisorNode(config, supervisor, api, http, executor, commands, console, claim);
+    }
+
+    /** The domains' logs, and NVML's Xid events where NVML can be opened (a GPU node; not a test machine). */
+    private static List<FaultSource> faultSources(boolean xidEvents) {
+        List<FaultSource> out = new ArrayList<>(List.of(new LogFaultSource(InstantSource.system())));
+        if (!xidEvents) return out;
+        try {
+            out.add(new XidFaultSource(FfmNvml.open(), InstantSource.system()));
+        } catch (NvmlException | LinkageError e) {
+            LOG.warning("no NVML here (" + e.getMessage() + "): faults are detected from the domains' logs only");
+        }
+        return out;
     }
 
     /** The API's unix socket. */
@@ -138,14 +170,16 @@ public final class SupervisorNode implements AutoCloseable {
         return out;
     }
 
-    /** SIGTERM: drain, then stop serving (implementation notes above). */
+    /** SIGTERM: drain the node daemon, then stop serving; the domains' daemons keep running (implementation notes above). */
     @Override public void close() {
         try {
             drain();
         } finally {
             api.close();
             if (http != null) http.close();
+            supervisor.close();
             executor.shutdownNow();
+            commands.shutdownNow();
             claim.close();
         }
     }

@@ -52,8 +52,18 @@ public final class SupervisorSocketServer implements AutoCloseable {
 
     /** @see SupervisorApi the heartbeat's deadline and busy limit */
     public SupervisorSocketServer(MpsSupervisor supervisor, SupervisorMetrics metrics, Path socket, Duration heartbeatDeadline, Duration busyLimit) {
+        this(supervisor, supervisor, metrics, socket, heartbeatDeadline, busyLimit);
+    }
+
+    /** {@code /domains} served from {@code domains} instead of the supervisor's own (a test's {@code fake.FakeDomains}). */
+    public SupervisorSocketServer(MpsSupervisor supervisor, DomainService domains, SupervisorMetrics metrics, Path socket) {
+        this(supervisor, domains, metrics, socket, DEFAULT_HEARTBEAT_DEADLINE, DEFAULT_BUSY_LIMIT);
+    }
+
+    private SupervisorSocketServer(MpsSupervisor supervisor, DomainService domains, SupervisorMetrics metrics, Path socket,
+                                   Duration heartbeatDeadline, Duration busyLimit) {
         this.socket = socket;
-        this.api = new SupervisorApi(supervisor, metrics, heartbeatDeadline, busyLimit);
+        this.api = new SupervisorApi(supervisor, domains, metrics, heartbeatDeadline, busyLimit);
     }
 
     public Path socket() { return socket; }

@@ -12,10 +12,13 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * Reads a supervisor's {@link SupervisorStatus}, asks for a heartbeat and sets per-GPU ceilings, for the device plugin.
+ * Reads a supervisor's {@link SupervisorStatus}, asks for a heartbeat, sets per-GPU ceilings and creates, reads and deletes
+ * fault domains ({@link #putDomain}, {@link #domain}, {@link #deleteDomain}), for the device plugin.
  * Over the supervisor's unix socket ({@link #overSocket}, {@link #forColourSocket}: {@code <runDir>/<colour>/supervisor.sock},
  * what the node agent uses), over its optional loopback HTTP port ({@link #forColour}, the constructor), or from the
  * status file the supervisor rewrites on every change ({@link #readFile}).
@@ -78,6 +81,39 @@ public final class SupervisorStatusClient {
         return parse(transport.exchange("PUT", "/ceilings/" + device, body), "/ceilings/" + device);
     }
 
+    /**
+     * PUT /domains/{id}: creates the domain (starts its daemon) or applies a changed ceiling and thread share to it. Returns
+     * the domain: SERVING once its daemon answers with every setting applied (the supervisor waits up to 2 s for a new
+     * one), else STARTING: poll {@link #domain}. A spec the supervisor cannot apply is an {@link MpsException} with reason
+     * OTHER (400: the message says what to change) or NOT_APPLIED (409: the id exists for another GPU or kind).
+     */
+    public DomainStatus putDomain(String id, DomainSpec spec) {
+        String path = "/domains/" + id;
+        return parse(transport.exchange("PUT", path, StatusJson.write(spec)), path, DomainStatus.class);
+    }
+
+    /** GET /domains/{id}: the domain as last published, or empty when the supervisor runs no such domain. */
+    public Optional<DomainStatus> domain(String id) {
+        String path = "/domains/" + id;
+        UnixHttp.Response r = transport.exchange("GET", path, new byte[0]);
+        return r.code() == 404 ? Optional.empty() : Optional.of(parse(r, path, DomainStatus.class));
+    }
+
+    /** GET /domains: every domain as last published. */
+    public List<DomainStatus> domains() {
+        return List.of(parse(transport.exchange("GET", "/domains", new byte[0]), "/domains", DomainStatus[].class));
+    }
+
+    /**
+     * DELETE /domains/{id}: the domain drains (no new client is expected) and its daemon quits once it has no client
+     * left. Returns the draining domain, or empty when there was none (already gone: deleting twice is harmless).
+     */
+    public Optional<DomainStatus> deleteDomain(String id) {
+        String path = "/domains/" + id;
+        UnixHttp.Response r = transport.exchange("DELETE", path, new byte[0]);
+        return r.code() == 404 ? Optional.empty() : Optional.of(parse(r, path, DomainStatus.class));
+    }
+
     /** Reads {@code <runDir>/<colour>/status.json}; check {@link SupervisorStatus#updatedAt()} for staleness. */
     public static SupervisorStatus readFile(Path statusFile) {
         try {
@@ -87,9 +123,12 @@ public final class SupervisorStatusClient {
         }
     }
 
-    private SupervisorStatus parse(UnixHttp.Response response, String path) {
+    private SupervisorStatus parse(UnixHttp.Response response, String path) { return parse(response, path, SupervisorStatus.class); }
+
+    /** 200 and 202 carry the answer; any other code is an {@link MpsException} with the server's one-line reason. */
+    private <T> T parse(UnixHttp.Response response, String path, Class<T> type) {
         try {
-            if (response.code() != 200) {
+            if (response.code() != 200 && response.code() != 202) {
                 JsonNode err = StatusJson.mapper().readTree(response.body());
                 String message = err == null ? "" : err.path("error").asText("");
                 Reason reason = switch (response.code()) {
@@ -99,9 +138,9 @@ public final class SupervisorStatusClient {
                 };
                 throw new MpsException(reason, "the MPS supervisor at " + where + ": " + path + " answered " + response.code() + ": " + message);
             }
-            return StatusJson.read(response.body(), SupervisorStatus.class);
+            return StatusJson.read(response.body(), type);
         } catch (IOException e) {
-            throw new MpsException(Reason.UNEXPECTED_REPLY, path + " answered something that is not the status JSON: " + e.getMessage(), e);
+            throw new MpsException(Reason.UNEXPECTED_REPLY, path + " answered something that is not the " + type.getSimpleName() + " JSON: " + e.getMessage(), e);
         }
     }
 

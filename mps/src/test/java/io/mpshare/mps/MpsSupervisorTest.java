@@ -60,7 +60,7 @@ class MpsSupervisorTest {
         assertThat(SupervisorStatusClient.readFile(Colour.BLUE.statusFile(runDir))).isEqualTo(s);
     }
 
-    /** Issue 14: the start-up line printed {@code threads OptionalInt[100]} / {@code OptionalInt.empty}. */
+    /** Regression: the start-up line printed {@code threads OptionalInt[100]} / {@code OptionalInt.empty}. */
     @Test void upLogLine_cleanValues() {
         java.util.List<String> lines = new java.util.ArrayList<>();
         java.util.logging.Handler h = new java.util.logging.Handler() {
@@ -68,14 +68,14 @@ class MpsSupervisorTest {
             @Override public void flush() {}
             @Override public void close() {}
         };
-        java.util.logging.Logger log = java.util.logging.Logger.getLogger(MpsSupervisor.class.getName());
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(DaemonKeeper.class.getName());
         log.addHandler(h);
         try {
             startAndSettle();
         } finally {
             log.removeHandler(h);
         }
-        assertThat(lines).anySatisfy(l -> assertThat(l).contains("default active thread percentage 100 %", "ceilings GPU 0: 8 GiB"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("active thread percentage 100 %", "ceilings GPU 0: 8 GiB"));
         assertThat(lines).noneMatch(l -> l.contains("Optional"));
     }
 
@@ -237,17 +237,84 @@ class MpsSupervisorTest {
         assertThat(supervisor.status().clients()).containsExactly(4242L);
     }
 
-    @Test void daemonStopsAnswering_killedAfterMissedChecks() {
+    @Test void healthCheck_silentWithoutClients_restartedAndSaysWhy() {
         startAndSettle();
-        mps.crash(); // process alive, pipe dead
+        mps.crash(); // process alive, pipe dead, no MPS server: nothing runs on it
         clock.advance(config.healthInterval());
         assertThat(supervisor.status().ready()).isFalse();
         assertThat(marker()).doesNotExist();
         clock.advance(config.healthInterval().multipliedBy(config.maxMissedHealthChecks()));
-        assertThat(supervisor.status().lastError()).containsAnyOf("killing it", "exited");
+        assertThat(supervisor.status().lastError()).contains("exited with code 137")
+                .contains("stopped answering for 3 health checks and it has no MPS server, so no client: a restart loses nothing");
         clock.advance(Duration.ofSeconds(2));
         assertThat(supervisor.status().ready()).isTrue();
         assertThat(launcher.starts()).hasSize(2);
+    }
+
+    /**
+     * F15, confirmed on the H200: a UID-65534 process held about 130 connections on the world-writable control socket, the
+     * daemon stopped answering, and the supervisor killed it after 3 missed checks, which ends every client of the node.
+     */
+    @Test void healthCheck_stalledWithClients_neverKilled() {
+        startAndSettle();
+        long client = mps.connectClient(4242);
+        clock.advance(config.healthInterval());
+        long holder = mps.processes().spawn(1, 65534, "python3 /tmp/hold.py");
+        mps.holdConnections(holder, FakeMpsControl.CONTROL_CONNECTIONS);
+
+        clock.advance(config.healthInterval().multipliedBy(config.maxMissedHealthChecks() + 5));
+
+        SupervisorStatus s = supervisor.status();
+        assertThat(launcher.current().isAlive()).isTrue();
+        assertThat(launcher.starts()).hasSize(1);
+        assertThat(mps.processes().alive(client)).isTrue();
+        assertThat(mps.processes().killed()).isEmpty();
+        assertThat(s.phase()).isEqualTo("STALLED");
+        assertThat(s.ready()).isFalse();
+        assertThat(marker()).doesNotExist(); // the device plugin reports the GPUs Unhealthy: no new pod on a daemon that does not answer
+        assertThat(s.stalledBy()).containsExactly(new DomainStatus.Holder(holder, 65534, 130, "python3 /tmp/hold.py"));
+        assertThat(s.lastError()).contains("NOT killing it").contains("PID " + holder + " (UID 65534, 130 connections");
+        assertThat(metricsText()).contains("mpshare_mps_daemon_stalled{colour=\"blue\",domain=\"node\"} 1.0")
+                .contains("mpshare_mps_daemon_stalls_total{colour=\"blue\"} 1.0");
+
+        mps.processes().exit(holder); // the holder is gone: its connections with it
+        clock.advance(config.healthInterval().multipliedBy(2));
+
+        assertThat(supervisor.status().phase()).isEqualTo("UP");
+        assertThat(supervisor.status().ready()).isTrue();
+        assertThat(supervisor.status().stalledBy()).isEmpty();
+        assertThat(marker()).exists();
+        assertThat(launcher.starts()).hasSize(1);
+        assertThat(metricsText()).contains("mpshare_mps_daemon_stalled{colour=\"blue\",domain=\"node\"} 0.0");
+    }
+
+    @Test void stop_stalledWithClients_refused() {
+        startAndSettle();
+        mps.connectClient(4242);
+        clock.advance(config.healthInterval());
+        mps.holdConnections(mps.processes().spawn(1, 65534, "hold"), FakeMpsControl.CONTROL_CONNECTIONS);
+
+        CompletableFuture<StopResult> f = supervisor.stop(false);
+        clock.runDue();
+
+        assertThat(f.join()).isEqualTo(new StopResult.Refused(java.util.List.of(4242L)));
+        assertThat(launcher.current().isAlive()).isTrue();
+    }
+
+    /** F8: the server's active thread percentage is the enforced share; the default alone does not reach a running server. */
+    @Test void threadShare_appliedToEveryRunningServer_andPutBack() {
+        config = config.withThreadPercentage(OptionalInt.of(30));
+        supervisor = new MpsSupervisor(config, launcher, mps, clock, clock, metrics);
+        startAndSettle();
+        long server = mps.connectClient(4242);
+        mps.setServerActiveThreadPercentage(server, 100); // a client of the server's UID raised it
+        mps.clearCommands();
+
+        clock.advance(config.healthInterval());
+
+        assertThat(mps.serverActiveThreadPercentage(server)).isEqualTo(30.0);
+        assertThat(mps.commands()).contains("get_active_thread_percentage " + server, "set_active_thread_percentage " + server + " 30");
+        assertThat(mps.smsSeen(4242)).isEqualTo(38); // 30 % of 132 SMs, as measured
     }
 
     @Test void stop_withClients_refusedAndNamesThem() {

@@ -42,7 +42,7 @@ class SupervisorNodeIT {
         SupervisorConfig sc = new SupervisorConfig(colour, runDir(), "0", OptionalInt.empty(), flagCeilings,
                 new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1)), Duration.ofMinutes(5),
                 Duration.ofMillis(50), 100, Duration.ofMillis(200), 3, Duration.ofSeconds(2));
-        return new SupervisorNode.Config(sc, binary, colour.supervisorSocket(runDir()), Optional.empty(), Duration.ofSeconds(5), false, drainWait);
+        return new SupervisorNode.Config(sc, binary, colour.supervisorSocket(runDir()), Optional.empty(), Duration.ofSeconds(5), false, drainWait, false);
     }
 
     SupervisorStatus readyStatus() {

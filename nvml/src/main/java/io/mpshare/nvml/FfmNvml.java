@@ -211,6 +211,10 @@ public final class FfmNvml implements Nvml {
     }
 
     @Override public synchronized List<XidEvent> drainCriticalXids() {
+        return drainXids().stream().filter(x -> Xids.isCritical(x.xid())).toList();
+    }
+
+    @Override public synchronized List<XidEvent> drainXids() {
         if (closed) throw new NvmlException("NVML is closed");
         if (eventSet == null) eventSet = registerXidEvents();
         if (eventSet.equals(MemorySegment.NULL)) return List.of();
@@ -222,7 +226,6 @@ public final class FfmNvml implements Nvml {
                 if (rc == ERROR_TIMEOUT) break;
                 check("nvmlEventSetWait_v2", rc);
                 long xid = data.get(JAVA_LONG, 16);
-                if (!Xids.isCritical(xid)) continue;
                 int dev = indexOf(data.get(ADDRESS, 0));
                 out.add(new XidEvent(dev, dev < 0 ? "" : device(dev).uuid(), xid));
             }

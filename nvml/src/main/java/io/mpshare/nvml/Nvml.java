@@ -27,6 +27,13 @@ public interface Nvml extends AutoCloseable {
      */
     List<XidEvent> drainCriticalXids();
 
+    /**
+     * Every Xid event seen since the last call, application errors included (a client's illegal memory access is Xid 31,
+     * a graphics engine exception Xid 13): what the MPS supervisor's fault detector reads. It drains the same events as
+     * {@link #drainCriticalXids}, so a process uses one or the other. Implementations that cannot report them throw.
+     */
+    default List<XidEvent> drainXids() { throw new NvmlException("drainXids is not supported by " + getClass().getSimpleName()); }
+
     @Override void close();
 
     /** @param minor /dev/nvidia{minor}; @param pciBusId like 00000000:19:00.0 */

@@ -95,10 +95,10 @@ class ServerIdentityTest {
     @Test
     void reportOfAStatus_takesDaemonServersAndTime_orNothingWithoutATime() {
         var status = new SupervisorStatus("blue", true, true, "UP", 620, "/p", "/l", 0, null, null, null, null, Map.of(), List.of(),
-                List.of(new SupervisorStatus.Server(835, List.of(794L)), new SupervisorStatus.Server(836, List.of())), REPORTED.toString());
+                List.of(new SupervisorStatus.Server(835, List.of(794L)), new SupervisorStatus.Server(836, List.of())), REPORTED.toString(), List.of(), List.of());
         assertThat(DaemonReport.of(status)).contains(new DaemonReport(REPORTED, 620, Set.of(835L, 836L)));
         var noTime = new SupervisorStatus("blue", true, true, "UP", 620, "/p", "/l", 0, null, null, null, null, Map.of(), List.of(),
-                List.of(new SupervisorStatus.Server(835, List.of())), "yesterday");
+                List.of(new SupervisorStatus.Server(835, List.of())), "yesterday", List.of(), List.of());
         assertThat(DaemonReport.of(noTime)).isEmpty();
     }
 }

@@ -30,9 +30,10 @@ import java.util.function.IntFunction;
  * with nothing booked gets 1 GiB, the smallest the daemon holds (a CUDA context alone takes about half): a process
  * that escapes booking gets almost nothing.
  *
- * <p><b>Servers.</b> Today one MPS daemon per colour serves every pod of a node, so a server is a GPU and
- * {@link #ceilingPerGpu} is the rule. {@link #ceilings} takes the server as a key: grouping caps by (fault domain, GPU)
- * instead gives one ceiling per fault domain — a set of pods sharing one daemon on a GPU — with the same rule.
+ * <p><b>Servers.</b> {@link #ceilings} and {@link #threadPercentages} take the server as a key. The device plugin keys
+ * them by fault domain ({@link FaultDomains}: a set of pods sharing one daemon on a GPU), so each domain's daemon gets
+ * the ceiling and share of its own pods only; {@link #ceilingPerGpu} is the rule for a daemon that serves every GPU
+ * (the colour's node daemon, and host mode).
  */
 public final class MpsLimits {
     private MpsLimits() {}
@@ -130,6 +131,56 @@ public final class MpsLimits {
         long cap = largestClientCapMib(a.demand());
         var out = new ArrayList<Cap<S>>(a.gpuIndices().size());
         for (int g : a.gpuIndices()) out.add(new Cap<>(serverOf.apply(g), cap));
+        return out;
+    }
+
+    // ---- layer 2: the server's compute share --------------------------------------------------------------------
+
+    /** The active-thread percentage a server gets when a client it serves asked no core share, or when it serves none. */
+    public static final int WHOLE_GPU_PERCENT = 100;
+
+    /** One client's core share on the server {@code server}, in percent of the GPU's SMs; 0: it asked none. */
+    public record Share<S>(S server, int percent) {
+        public Share {
+            Objects.requireNonNull(server, "server");
+            if (percent < 0 || percent > 100) throw new IllegalArgumentException("a core share must be 0-100, got " + percent);
+        }
+    }
+
+    /**
+     * A booking's compute share, the same on each of its GPUs: the largest core share among its containers, or 0 when
+     * one of them asked none (that client may use every SM, so the booking restricts nothing).
+     */
+    public static int largestClientSharePercent(GpuDemand d) {
+        if (d.containers().isEmpty()) return d.chargeCore();
+        int share = 0;
+        for (ContainerShare c : d.containers()) {
+            if (c.corePerGpu() == 0) return 0;
+            share = Math.max(share, c.corePerGpu());
+        }
+        return share;
+    }
+
+    /** A booking's clients as shares, one per GPU it is booked on, on {@code serverOf(gpu)}. */
+    public static <S> List<Share<S>> shares(Allocation a, IntFunction<S> serverOf) {
+        int share = largestClientSharePercent(a.demand());
+        var out = new ArrayList<Share<S>>(a.gpuIndices().size());
+        for (int g : a.gpuIndices()) out.add(new Share<>(serverOf.apply(g), share));
+        return out;
+    }
+
+    /**
+     * The active-thread percentage of each of {@code servers} ({@code set_active_thread_percentage}, a ceiling the
+     * client's env cannot pass, FACTS.md): the largest share keyed to it, or {@link #WHOLE_GPU_PERCENT} when any client
+     * keyed to it asked none or none is. As with memory, a client gets at most the largest share booked on its server:
+     * a server shared by pods of different shares holds each only to the largest. Ordered as {@code servers}.
+     */
+    public static <S> Map<S, Integer> threadPercentages(Collection<Share<S>> shares, Collection<S> servers) {
+        Map<S, Integer> largest = new HashMap<>();
+        for (Share<S> s : shares)
+            largest.merge(s.server(), s.percent() == 0 ? WHOLE_GPU_PERCENT : s.percent(), Math::max);
+        Map<S, Integer> out = new LinkedHashMap<>();
+        for (S s : servers) out.put(s, largest.getOrDefault(s, WHOLE_GPU_PERCENT));
         return out;
     }
 

@@ -28,6 +28,12 @@ public record NodeInventory(String node, List<Gpu> gpus) {
         return null;
     }
 
+    /** The GPU with UUID {@code uuid}, or null. */
+    public Gpu gpuByUuid(String uuid) {
+        for (Gpu g : gpus) if (g.uuid().equals(uuid)) return g;
+        return null;
+    }
+
     public long totalMib() {
         long t = 0;
         for (Gpu g : gpus) t += g.totalMib();

@@ -143,4 +143,26 @@ class MpsLimitsTest {
         var d = new GpuDemand(1, 2048, 0, 0, 2048, List.of(), OptionalLong.empty());
         assertThat(MpsLimits.largestClientCapMib(d)).isEqualTo(2048);
     }
+
+    @Test void threadPercentages_perDomain_largestShareOrTheWholeGpuWhenOneAskedNone() {
+        Allocation a30 = booked("a30", 1, List.of(ContainerRequest.app("main", 2048, 30)), 0);
+        Allocation a50 = booked("a50", 1, List.of(ContainerRequest.app("main", 2048, 50)), 0);
+        Allocation free = booked("free", 1, app(2), 0);
+        Allocation mixed = booked("mixed", 1, List.of(ContainerRequest.app("main", 2048, 20), ContainerRequest.app("side", 1024, 0)), 1);
+        assertThat(MpsLimits.largestClientSharePercent(a30.demand())).isEqualTo(30);
+        assertThat(MpsLimits.largestClientSharePercent(mixed.demand())).as("one container asked none: unrestricted").isZero();
+        Map<String, String> domainOf = Map.of("a30", "pod-a30", "a50", "team-a", "free", "team-a", "mixed", "pod-mixed");
+        var shares = new ArrayList<MpsLimits.Share<Server>>();
+        for (Allocation x : List.of(a30, a50, free, mixed)) shares.addAll(MpsLimits.shares(x, g -> new Server(domainOf.get(x.pod().name()), g)));
+        var servers = List.of(new Server("pod-a30", 0), new Server("team-a", 0), new Server("pod-mixed", 1), new Server("team-b", 0));
+        assertThat(MpsLimits.threadPercentages(shares, servers)).containsExactly(
+                Map.entry(new Server("pod-a30", 0), 30),    // a pod domain: the pod's own share
+                Map.entry(new Server("team-a", 0), 100),    // a client there asked no share: the server restricts nobody
+                Map.entry(new Server("pod-mixed", 1), 100),
+                Map.entry(new Server("team-b", 0), 100));   // nothing booked there
+        var bothAsked = new ArrayList<MpsLimits.Share<String>>();
+        bothAsked.addAll(MpsLimits.shares(a30, g -> "t"));
+        bothAsked.addAll(MpsLimits.shares(a50, g -> "t"));
+        assertThat(MpsLimits.threadPercentages(bothAsked, List.of("t"))).as("the largest share booked on the server").containsEntry("t", 50);
+    }
 }

@@ -31,6 +31,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *     ({@link AllocationBook}); no node-wide lock. The pod is marked assigned by the {@link Reconciler} once
  *     pod-resources shows it holding the IDs, which also corrects a wrong guess (claims move to the pod kubelet names)
  *     and the booking's GPUs.</li>
+ * <li><b>The pod's MPS daemon.</b> The pipe directory answered is the one of the daemon that serves the pod
+ *     ({@link Daemons}: its fault domain's on the GPU of the IDs, or the colour's node daemon). When that daemon does not
+ *     serve yet (a domain starting, faulted or stalled) nothing is claimed and the call moves off the event loop: it
+ *     waits up to {@code daemonWait} for the daemon, then is answered, or refused with the daemon's state. A container
+ *     is never answered with the pipe directory of a daemon that does not serve.</li>
  * <li><b>The policer</b> is told what each pod was answered ({@link AnswerSink}, through the book) when that differs
  *     from its booking, until the corrected annotation comes back.</li>
  * </ul>
@@ -42,6 +47,8 @@ public final class AllocationManager {
     private final ChangeWaiter waiter;
     private final Duration informerWait;
     private final AllocateHooks hooks;
+    private final Daemons daemons;
+    private final Duration daemonWait;
     private final ConcurrentHashMap<String, Link> links = new ConcurrentHashMap<>();
 
     /** How the slow paths wait for the informer: {@code NodePodCache} in production. */
@@ -66,22 +73,34 @@ public final class AllocationManager {
 
     private record Link(String uid, int index) {}
 
-    /** @param informerWait how long GetPreferredAllocation waits for the informer before a direct read */
+    /** Every pod on the colour's node daemon (no fault domains). */
     public AllocationManager(AllocationBook book, AnswerBuilder answers, InstantSource clock, ChangeWaiter waiter, Duration informerWait,
                              AllocateHooks hooks) {
+        this(book, answers, clock, waiter, informerWait, hooks, Daemons.nodeDaemon(answers::pipeDir), Duration.ZERO);
+    }
+
+    /**
+     * @param informerWait how long GetPreferredAllocation waits for the informer before a direct read
+     * @param daemons      which MPS daemon serves each pod, and whether it serves now
+     * @param daemonWait   how long an Allocate waits for a pod's daemon to serve before it is refused
+     */
+    public AllocationManager(AllocationBook book, AnswerBuilder answers, InstantSource clock, ChangeWaiter waiter, Duration informerWait,
+                             AllocateHooks hooks, Daemons daemons, Duration daemonWait) {
         this.book = book;
         this.answers = answers;
         this.clock = clock;
         this.waiter = waiter;
         this.informerWait = informerWait;
         this.hooks = hooks;
+        this.daemons = daemons;
+        this.daemonWait = daemonWait;
     }
 
     public AllocationBook book() { return book; }
 
     // ---- Allocate ---------------------------------------------------------------------------------------------------
 
-    /** Decides from memory, never blocks: an answer, a refusal known now, or unknown. */
+    /** Decides from memory, never blocks: an answer, a refusal known now, unknown, or waiting for the pod's daemon. */
     public Decision decide(List<String> deviceIds) {
         IdShape shape;
         switch (IdShape.of(deviceIds, book.hardware())) {
@@ -89,10 +108,18 @@ public final class AllocationManager {
             case IdShape.Read.Shape s -> shape = s.shape();
         }
         long want = shape.total();
-        Link link = links.remove(AnswerLog.key(deviceIds));
+        String colour = book.activeColour();
+        Link link = links.get(AnswerLog.key(deviceIds));
         if (link != null) {
             var c = book.candidate(link.uid()).orElse(null);
-            if (c != null && c.isPlaced() && book.claim(c, link.index())) return answer(c, link.index(), deviceIds, shape);
+            if (c != null && c.isPlaced()) {
+                Daemons.Served d = daemons.daemonFor(c.uid(), colour, shape.gpuUuids());
+                if (d instanceof Daemons.Served.NotReady n) return new Decision.Waiting(c.pod().toString(), n.reason());
+                links.remove(AnswerLog.key(deviceIds));
+                if (book.claim(c, link.index())) return answer(c, link.index(), deviceIds, shape, colour, (Daemons.Served.Ready) d);
+            } else {
+                links.remove(AnswerLog.key(deviceIds));
+            }
         }
         for (Candidate c : book.ordered()) {
             while (true) {
@@ -102,25 +129,51 @@ public final class AllocationManager {
                     book.refused(c.uid());
                     return new Decision.Refused(Explain.unplaced(c));
                 }
-                if (book.claim(c, i)) return answer(c, i, deviceIds, shape);
+                Daemons.Served d = daemons.daemonFor(c.uid(), colour, shape.gpuUuids());
+                if (d instanceof Daemons.Served.NotReady n) return new Decision.Waiting(c.pod().toString(), n.reason());
+                if (book.claim(c, i)) return answer(c, i, deviceIds, shape, colour, (Daemons.Served.Ready) d);
             }
         }
         return new Decision.Unknown();
     }
 
-    /** Decides; when no waiting pod can own the call, reads the node's pods directly (bounded) and decides again. */
+    /**
+     * Decides; when no waiting pod can own the call, reads the node's pods directly (bounded) and decides again; when
+     * the pod's daemon does not serve yet, waits for it up to {@code daemonWait}, then refuses with its state.
+     */
     public Decision.Final allocate(List<String> deviceIds) {
-        if (decide(deviceIds) instanceof Decision.Final f) return f;
-        hooks.fallback().refresh(hooks.fallbackBudget());
-        if (decide(deviceIds) instanceof Decision.Final f) return f;
-        long units = IdShape.of(deviceIds, book.hardware()) instanceof IdShape.Read.Shape s ? s.shape().total() : deviceIds.size();
-        return new Decision.Refused(Explain.none(book.node(), book.unit(), units, book.ordered(), book.claims()));
+        long deadline = System.nanoTime() + daemonWait.toNanos();
+        boolean readDirectly = false;
+        while (true) {
+            long seen = daemons.version();
+            Decision d = decide(deviceIds);
+            switch (d) {
+                case Decision.Final f -> { return f; }
+                case Decision.Unknown u -> {
+                    if (readDirectly) {
+                        long units = IdShape.of(deviceIds, book.hardware()) instanceof IdShape.Read.Shape s ? s.shape().total() : deviceIds.size();
+                        return new Decision.Refused(Explain.none(book.node(), book.unit(), units, book.ordered(), book.claims()));
+                    }
+                    hooks.fallback().refresh(hooks.fallbackBudget());
+                    readDirectly = true;
+                }
+                case Decision.Waiting w -> {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) return new Decision.Refused(Explain.notServing(w.pod(), w.reason(), daemonWait));
+                    try {
+                        daemons.awaitChange(seen, Duration.ofNanos(left));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return new Decision.Refused(Explain.notServing(w.pod(), w.reason(), daemonWait));
+                    }
+                }
+            }
+        }
     }
 
-    private Decision answer(Candidate c, int i, List<String> deviceIds, IdShape shape) {
+    private Decision answer(Candidate c, int i, List<String> deviceIds, IdShape shape, String given, Daemons.Served.Ready daemon) {
         ContainerShare share = c.shares().get(i);
-        String given = book.activeColour();
-        Grant grant = answers.build(c.allocation(), share, shape, given);
+        Grant grant = answers.build(c.allocation(), share, shape, given, daemon);
         book.answerLog().record(deviceIds, new Answer(c.pod(), c.uid(), share.name(), c.allocation(), clock.instant()));
         book.answered(c, share.name(), shape.gpuIndices(), given);
         hooks.afterAllocate().run();

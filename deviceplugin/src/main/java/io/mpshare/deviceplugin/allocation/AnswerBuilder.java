@@ -14,8 +14,9 @@ import java.util.List;
 /**
  * The env and mounts a GPU container gets (docs/device-plugin.md lists them): the isolation variables of
  * {@link MpsLimits#clientEnv} — {@code NVIDIA_VISIBLE_DEVICES} (UUIDs, so ordinals inside the container follow the
- * allocation's order), {@code CUDA_MPS_PIPE_DIRECTORY} (the active generation's pipe directory, mounted read-only:
- * FACTS.md shows a client works through a read-only bind), {@code CUDA_MPS_PINNED_DEVICE_MEM_LIMIT} (the units kubelet
+ * allocation's order), {@code CUDA_MPS_PIPE_DIRECTORY} (the pipe directory of the daemon that serves the pod — its
+ * fault domain's, or the active generation's node daemon — mounted read-only: FACTS.md shows a client works through a
+ * read-only bind), {@code CUDA_MPS_PINNED_DEVICE_MEM_LIMIT} (the units kubelet
  * gave on each GPU + context reserve, per visible ordinal), {@code CUDA_MPS_ACTIVE_THREAD_PERCENTAGE} when a core share
  * was asked — and informational {@code MPSHARE_*} and ACK {@code ALIYUN_COM_GPU_MEM_*} variables.
  */
@@ -27,6 +28,7 @@ public final class AnswerBuilder {
     public static final String ENV_MEM_MIB = "MPSHARE_GPU_MEM_MIB";
     public static final String ENV_RESERVE_MIB = "MPSHARE_CONTEXT_RESERVE_MIB";
     public static final String ENV_GENERATION = "MPSHARE_MPS_GENERATION";
+    public static final String ENV_DOMAIN = "MPSHARE_MPS_DOMAIN";
     public static final String DEV_SHM = "/dev/shm";
 
     private final Path runDir;
@@ -51,18 +53,20 @@ public final class AnswerBuilder {
         this(runDir, mountDevShm, unit, GpuAccess.NVIDIA_RUNTIME);
     }
 
+    /** The node daemon's pipe directory of {@code colour}. */
     public Path pipeDir(String colour) { return runDir.resolve(colour).resolve("pipe"); }
 
     /**
      * The answer for a container whose devices kubelet chose as {@code ids}: GPUs and caps come from the IDs (units on
      * each GPU + the pod's context reserve), so a container never gets more than kubelet counted for it; the pod
-     * {@code a} and its container {@code c} give only the reserve, the core share and the names.
+     * {@code a} and its container {@code c} give only the reserve, the core share and the names; {@code daemon} the
+     * pipe directory of the MPS daemon that serves it, sent to generation {@code colour}.
      */
-    public Grant build(Allocation a, ContainerShare c, IdShape ids, String colour) {
+    public Grant build(Allocation a, ContainerShare c, IdShape ids, String colour, Daemons.Served.Ready daemon) {
         long reserve = a.demand().reserveMib();
         var perGpu = new ArrayList<Long>();
         for (long units : ids.units()) perGpu.add(unit.toMib(units));
-        String pipe = pipeDir(colour).toString();
+        String pipe = daemon.pipeDir();
         String indices = join(ids.gpuIndices());
         var env = new LinkedHashMap<>(MpsLimits.clientEnv(ids.gpuUuids(), MpsLimits.clientCapsMib(ids.units(), unit, reserve), c.corePerGpu(), pipe));
         env.put(ENV_POD, a.pod().toString());
@@ -72,6 +76,7 @@ public final class AnswerBuilder {
         env.put(ENV_MEM_MIB, perGpu.stream().distinct().count() == 1 ? Long.toString(perGpu.getFirst()) : joinLongs(perGpu));
         env.put(ENV_RESERVE_MIB, Long.toString(reserve));
         env.put(ENV_GENERATION, colour);
+        env.put(ENV_DOMAIN, daemon.domain());
         env.put(Names.ACK_GPU_MEM_IDX, indices);
         env.put(Names.ACK_GPU_MEM_POD, Long.toString(unit.fromMib(a.demand().requestedMib())));
         var mounts = new ArrayList<Grant.Mount>();

@@ -4,6 +4,7 @@ import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.deviceplugin.allocation.Candidate.Claims;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,11 @@ final class Explain {
     static String badIds(String reason) { return "mpshare: " + reason; }
 
     static String unplaced(Candidate c) { return "mpshare: " + PLACE + "; " + c.problem(); }
+
+    static String notServing(String pod, String reason, Duration waited) {
+        return "mpshare: the MPS daemon of pod " + pod + " does not serve: " + reason + " (waited " + waited.toMillis()
+                + " ms; the pod's owner may create it again)";
+    }
 
     static String none(String node, MemoryUnit unit, long want, List<Candidate> waiting, Map<String, Claims> claims) {
         var sb = new StringBuilder("mpshare: ").append(PLACE).append("; no pod bound to node ").append(node)

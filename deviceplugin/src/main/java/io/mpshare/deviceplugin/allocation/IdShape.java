@@ -40,17 +40,12 @@ public record IdShape(List<Integer> gpuIndices, List<String> gpuUuids, List<Long
         var uuids = new TreeMap<Integer, String>();
         for (String id : ids) {
             String uuid = DeviceIds.gpuUuid(id).orElse(null);
-            Gpu g = uuid == null ? null : find(inv, uuid);
+            Gpu g = uuid == null ? null : inv.gpuByUuid(uuid);
             if (g == null) return new Read.Bad("device ID " + id + " names no GPU of this node (are two device plugins serving the same resource?)");
             byIndex.merge(g.index(), 1L, Long::sum);
             uuids.put(g.index(), g.uuid());
         }
         return new Read.Shape(new IdShape(new ArrayList<>(byIndex.keySet()), new ArrayList<>(uuids.values()), new ArrayList<>(byIndex.values())));
-    }
-
-    private static Gpu find(NodeInventory inv, String uuid) {
-        for (Gpu g : inv.gpus()) if (g.uuid().equals(uuid)) return g;
-        return null;
     }
 
     public long total() {

@@ -9,10 +9,12 @@ import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -23,7 +25,9 @@ import java.util.logging.Logger;
  * scheduled executor calls it every {@code period} in production, so detection takes at most one period plus the
  * probe's own timeout (default period 500 ms: ≤ 2 s). A probe that throws means "down": unknown is treated as
  * unprotected. A critical Xid marks its GPU unhealthy for {@code xidHold} after the last one seen; there is no
- * NVML call that says a GPU recovered, so a quiet period is the recovery signal. Ticks are serialised by the
+ * NVML call that says a GPU recovered, so a quiet period is the recovery signal. A GPU that a faulted MPS domain closes
+ * (when the agent is told to close GPUs for faults: docs/decisions/domain-health.md) is unhealthy until the domain
+ * serves again. Ticks are serialised by the
  * monitor's lock; listeners run on the ticking thread and must not block.
  */
 public final class HealthMonitor {
@@ -33,15 +37,22 @@ public final class HealthMonitor {
     private final DaemonProbe probe;
     private final InstantSource clock;
     private final Duration xidHold;
+    private final Supplier<Map<Integer, String>> faultedGpus;
     private final Map<Integer, Instant> lastXid = new HashMap<>();
     private final List<Consumer<HealthState>> listeners = new CopyOnWriteArrayList<>();
     private volatile HealthState current = HealthState.healthy();
 
     public HealthMonitor(Nvml nvml, DaemonProbe probe, InstantSource clock, Duration xidHold) {
+        this(nvml, probe, clock, xidHold, Map::of);
+    }
+
+    /** @param faultedGpus GPUs whose devices a faulted MPS domain closes now, each with why (empty: domains close none) */
+    public HealthMonitor(Nvml nvml, DaemonProbe probe, InstantSource clock, Duration xidHold, Supplier<Map<Integer, String>> faultedGpus) {
         this.nvml = nvml;
         this.probe = probe;
         this.clock = clock;
         this.xidHold = xidHold;
+        this.faultedGpus = faultedGpus;
     }
 
     public HealthState current() { return current; }
@@ -70,7 +81,14 @@ public final class HealthMonitor {
         }
         lastXid.values().removeIf(t -> !now.isBefore(t.plus(xidHold)));
         if (!lastXid.isEmpty()) reason = (reason.isEmpty() ? "" : reason + "; ") + "critical Xid on GPU " + lastXid.keySet();
-        HealthState next = new HealthState(up, lastXid.keySet(), reason);
+        Map<Integer, String> faulted = Map.of();
+        try {
+            faulted = faultedGpus.get();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "reading the faulted MPS domains failed", e);
+        }
+        if (!faulted.isEmpty()) reason = (reason.isEmpty() ? "" : reason + "; ") + String.join("; ", new TreeMap<>(faulted).values());
+        HealthState next = new HealthState(up, lastXid.keySet(), faulted.keySet(), reason);
         if (!next.equals(current)) {
             LOG.info("device health: " + (next.reason().isEmpty() ? "healthy" : next.reason()));
             current = next;

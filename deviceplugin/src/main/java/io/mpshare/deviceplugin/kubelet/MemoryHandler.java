@@ -86,6 +86,7 @@ public final class MemoryHandler implements ResourceHandler {
             case Decision.Answered a -> AllocateResponse.newBuilder().addContainerResponses(response(a.grant())).build();
             case Decision.Refused r -> throw new AllocateRefused(r.reason());
             case Decision.Unknown u -> null;
+            case Decision.Waiting w -> null;
         };
     }
 

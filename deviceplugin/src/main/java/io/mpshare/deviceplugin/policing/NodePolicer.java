@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.deviceplugin.allocation.AnswerSink;
+import io.mpshare.deviceplugin.cluster.KubeEvents;
 import io.mpshare.deviceplugin.cluster.PodAnnotator;
 import io.mpshare.deviceplugin.devices.HealthState;
 import io.mpshare.kube.node.NodeBookings;
@@ -95,7 +96,7 @@ public final class NodePolicer implements AutoCloseable {
                 .servers(hooks.servers())
                 .daemons(new ColourDaemons(activeColour, hooks.controlForColour()))
                 .killer(hooks.killer())
-                .events(new KubeEventSink(client, node, pods, api))
+                .events(new KubeEventSink(new KubeEvents(client, node, api), pods))
                 .evictor(new KubeEvictor(evictions, pods))
                 .usage(UsageAnnotations.changedOnly(new PodAnnotator(client, api), pods))
                 .metrics(new PolicerMetrics(hooks.registry(), node, cfg.podSeries()))

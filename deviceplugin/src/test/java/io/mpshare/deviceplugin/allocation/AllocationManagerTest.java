@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -80,6 +81,7 @@ class AllocationManagerTest {
             case Decision.Answered a -> Optional.of(a.grant());
             case Decision.Refused r -> throw new Refused(r.reason());
             case Decision.Unknown u -> Optional.empty();
+            case Decision.Waiting w -> Optional.empty();
         };
     }
 
@@ -361,5 +363,79 @@ class AllocationManagerTest {
         assertThat(manager.target(7)).isInstanceOf(AllocationManager.Target.Placed.class);
         allocate(devices("GPU-bbbb", 7));
         assertThat(manager.target(7)).isInstanceOf(AllocationManager.Target.Unknown.class);
+    }
+
+    /** Which daemon serves the pods, moved by hand; {@link #version} moves on every change, as the domain controller's. */
+    static final class HandDaemons implements Daemons {
+        volatile Served served;
+        private long version;
+
+        HandDaemons(Served served) { this.served = served; }
+
+        @Override public Served daemonFor(String podUid, String colour, List<String> gpuUuids) { return served; }
+
+        synchronized void set(Served s) {
+            served = s;
+            version++;
+            notifyAll();
+        }
+
+        @Override public synchronized long version() { return version; }
+
+        @Override public synchronized boolean awaitChange(long seen, Duration timeout) throws InterruptedException {
+            long end = System.nanoTime() + timeout.toNanos();
+            while (version == seen) {
+                long left = end - System.nanoTime();
+                if (left <= 0) return false;
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+            return true;
+        }
+    }
+
+    AllocationManager withDaemons(Daemons daemons, Duration wait) {
+        var b = new AllocationBook(bookings, MemoryUnit.GIB, INV, () -> colour, new AnswerLog(), AnswerSink.NONE);
+        bookings.addListener(b);
+        return new AllocationManager(b, new AnswerBuilder(Path.of(Names.RUN_DIR), false, MemoryUnit.GIB), InstantSource.fixed(T0),
+                AllocationManager.ChangeWaiter.NONE, Duration.ZERO, new AllocateHooks(() -> {}, budget -> {}, Duration.ZERO), daemons, wait);
+    }
+
+    static final String DOMAIN_PIPE = "/run/mpshare/blue/d/t-0123456789ab/pipe";
+
+    @Test void allocate_domain_answersItsPipeDirectoryReadOnly_andNamesIt() throws Exception {
+        var m = withDaemons(new HandDaemons(new Daemons.Served.Ready(DOMAIN_PIPE, "t-0123456789ab")), Duration.ZERO);
+        add(TestPods.pod("a").namespace("team-a").mem("main", 7).on("n1").placed(INV, 0).build());
+        Grant g = allocate(m, devices("GPU-aaaa", 7));
+        assertThat(g.env()).containsEntry(Names.ENV_MPS_PIPE, DOMAIN_PIPE).containsEntry(AnswerBuilder.ENV_DOMAIN, "t-0123456789ab");
+        assertThat(g.mounts()).containsExactly(new Grant.Mount(DOMAIN_PIPE, DOMAIN_PIPE, true));
+    }
+
+    @Test void allocate_domainNotServing_refusedWithItsStateAfterTheWait_nothingClaimed_answeredOnceItServes() throws Exception {
+        var daemons = new HandDaemons(new Daemons.Served.NotReady("t-0123456789ab", "its domain t-0123456789ab on GPU 0 faulted"));
+        var m = withDaemons(daemons, Duration.ZERO);
+        add(TestPods.pod("a").namespace("team-a").mem("main", 7).on("n1").placed(INV, 0).build());
+        var ids = devices("GPU-aaaa", 7);
+        assertThat(m.decide(ids)).isInstanceOf(Decision.Waiting.class);
+        assertThatThrownBy(() -> allocate(m, ids)).isInstanceOf(Refused.class)
+                .hasMessage("mpshare: the MPS daemon of pod team-a/a does not serve: its domain t-0123456789ab on GPU 0 faulted "
+                        + "(waited 0 ms; the pod's owner may create it again)");
+        assertThat(m.book().fullyAnswered(book.allocationOf(PodKey.of("team-a", "a")).orElseThrow().podUid())).isFalse();
+        daemons.set(new Daemons.Served.Ready(DOMAIN_PIPE, "t-0123456789ab"));
+        assertThat(allocate(m, ids).env()).containsEntry(Names.ENV_MPS_PIPE, DOMAIN_PIPE);
+    }
+
+    @Test void allocate_waitsOffTheEventLoopForTheDomain_answeredWhenItComesUpWithinTheWait() throws Exception {
+        var daemons = new HandDaemons(new Daemons.Served.NotReady("t-0123456789ab", "its domain t-0123456789ab on GPU 0 is starting"));
+        var m = withDaemons(daemons, Duration.ofSeconds(60));
+        add(TestPods.pod("a").namespace("team-a").mem("main", 7).on("n1").placed(INV, 0).build());
+        var ids = devices("GPU-aaaa", 7);
+        try (var exec = Executors.newSingleThreadExecutor()) {
+            long seen = daemons.version();
+            Future<Decision.Final> f = exec.submit(() -> m.allocate(ids));
+            daemons.set(new Daemons.Served.Ready(DOMAIN_PIPE, "t-0123456789ab"));
+            assertThat(seen).isLessThan(daemons.version());
+            assertThat(f.get()).isInstanceOfSatisfying(Decision.Answered.class,
+                    a -> assertThat(a.grant().env()).containsEntry(Names.ENV_MPS_PIPE, DOMAIN_PIPE));
+        }
     }
 }

@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -75,5 +77,18 @@ class HealthMonitorTest {
     @Test void nvmlFailure_keepsLastKnownXidState() {
         nvml.failNext("drainCriticalXids", 15, "GPU is lost");
         assertThat(monitor.tick().daemonUp()).isTrue();
+    }
+
+    @Test void faultedDomain_closesOnlyItsGpu_whileFaulted_healthyAgainWhenItServes() {
+        var faulted = new AtomicReference<Map<Integer, String>>(Map.of());
+        var m = new HealthMonitor(nvml, mps::daemonUp, sched, Duration.ofMinutes(10), faulted::get);
+        assertThat(m.tick().gpuHealthy(0)).isTrue();
+        faulted.set(Map.of(1, "MPS domain t-0123456789ab on GPU 1 faulted"));
+        HealthState h = m.tick();
+        assertThat(h.gpuHealthy(0)).isTrue();
+        assertThat(h.gpuHealthy(1)).isFalse();
+        assertThat(h.reason()).contains("MPS domain t-0123456789ab on GPU 1 faulted");
+        faulted.set(Map.of());
+        assertThat(m.tick().gpuHealthy(1)).isTrue();
     }
 }

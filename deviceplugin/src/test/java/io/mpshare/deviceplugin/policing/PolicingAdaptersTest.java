@@ -7,6 +7,7 @@ import io.mpshare.core.Names;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.deviceplugin.cluster.InventoryPublisher;
+import io.mpshare.deviceplugin.cluster.KubeEvents;
 import io.mpshare.deviceplugin.testkit.TestPods;
 import io.mpshare.kube.node.NodeBookings;
 import io.mpshare.mps.MpsControl;
@@ -102,7 +103,7 @@ class PolicingAdaptersTest {
     }
 
     @Test void events_onThePod_warningExceptPodEnded_onTheNodeWhenNoPod() {
-        var sink = new KubeEventSink(null, "n1", pods, Runnable::run);
+        var sink = new KubeEventSink(new KubeEvents(null, "n1", Runnable::run), pods);
         pods.put(UID, PodKey.of("ml", "train"));
         Instant at = Instant.parse("2026-11-30T05:00:00Z");
         var over = sink.toEvent(new PolicerEvent(at, PolicerEvent.Kind.OVER_LIMIT, UID, Optional.empty(), 0, 101, "main", "over by 12 GiB"));

@@ -18,6 +18,7 @@ import io.mpshare.deviceplugin.DevicePluginConfig;
 import io.mpshare.deviceplugin.DevicePluginNode;
 import io.mpshare.deviceplugin.NodeHttp;
 import io.mpshare.deviceplugin.cluster.InventoryPublisher;
+import io.mpshare.deviceplugin.domains.SupervisorDomains;
 import io.mpshare.deviceplugin.testkit.FakeKubelet;
 import io.mpshare.deviceplugin.testkit.TestPods;
 import io.mpshare.kube.node.Distrust;
@@ -111,7 +112,8 @@ class PolicingIT {
                 .withPolicing(PolicingConfig.defaults().withAction(action).withInterval(Duration.ofMillis(200)).withProcRoot(proc).withPodSeries(podSeries));
         var hooks = new NodePolicer.Hooks(colour -> Names.MPS_COLOUR_BLUE.equals(colour) ? mps : null, new StatusFileServers(run),
                 pid -> killed.add(pid), registry);
-        node = DevicePluginNode.start(cfg.withPodFieldSelector(false), new DevicePluginNode.Io(nvml, client, c -> mps::daemonUp, hooks, Clock.systemUTC()));
+        node = DevicePluginNode.start(cfg.withPodFieldSelector(false), new DevicePluginNode.Io(nvml, client, c -> mps::daemonUp, hooks, Clock.systemUTC(),
+                colour -> SupervisorDomains.overSocket(colour, cfg.runDir(), SupervisorDomains.TIMEOUT)));
     }
 
     /**

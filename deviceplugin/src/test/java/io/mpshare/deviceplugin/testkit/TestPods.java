@@ -32,6 +32,8 @@ public final class TestPods {
     private final Map<String, String> annotations = new LinkedHashMap<>();
     private final Map<String, String> labels = new LinkedHashMap<>();
     private boolean hostIPC;
+    private Long runAsUser;
+    private String[] owner;
     private String uid = UUID.randomUUID().toString();
     private NodeInventory placedOn;
     private int[] gpus;
@@ -58,6 +60,12 @@ public final class TestPods {
     public TestPods on(String n) { node = n; return this; }
 
     public TestPods hostIPC() { hostIPC = true; return this; }
+
+    /** Made by the controller {@code kind}/{@code name} (its {@code ownerReferences}, controller true). */
+    public TestPods ownedBy(String kind, String ownerName) { owner = new String[]{kind, ownerName}; return this; }
+
+    /** The pod-level {@code securityContext.runAsUser}: its GPU containers' effective client UID. */
+    public TestPods runAsUser(long uid) { runAsUser = uid; return this; }
 
     public TestPods gpuCount(int n) { labels.put(Names.LABEL_GPU_COUNT, Integer.toString(n)); return this; }
 
@@ -101,6 +109,9 @@ public final class TestPods {
             if ((boolean) c[1]) pb.editSpec().addToInitContainers(cb.build()).endSpec();
             else pb.editSpec().addToContainers(cb.build()).endSpec();
         }
+        if (owner != null) pb.editMetadata().addNewOwnerReference().withApiVersion("batch/v1").withKind(owner[0]).withName(owner[1])
+                .withUid(owner[1] + "-uid").withController(true).endOwnerReference().endMetadata();
+        if (runAsUser != null) pb.editSpec().withNewSecurityContext().withRunAsUser(runAsUser).endSecurityContext().endSpec();
         Pod pod = pb.build();
         Map<String, String> ann = new LinkedHashMap<>(annotations);
         if (placedOn != null) {

@@ -98,7 +98,7 @@ public final class NodeBookings {
                 yield had != null ? new Booking.Booked(had) : d.booking();
             }
         };
-        NodePod np = new NodePod(p.key(), uid, p.phase(), p.deleting(), b, p.facts().toPodInfoLenient(unit), containers(pod));
+        NodePod np = new NodePod(p.key(), uid, p.phase(), p.deleting(), b, p.facts().toPodInfoLenient(unit), containers(pod), p.workload());
         if (p.finished()) versions.remove(uid);
         apply(np);
     }
@@ -109,7 +109,7 @@ public final class NodeBookings {
         String uid = p.uid();
         if (uid.isEmpty()) return;
         NodePod np = pods.remove(uid);
-        if (np == null) np = new NodePod(p.key(), uid, p.phase(), p.deleting(), BookingCheck.NONE, p.facts().toPodInfoLenient(unit), List.of());
+        if (np == null) np = new NodePod(p.key(), uid, p.phase(), p.deleting(), BookingCheck.NONE, p.facts().toPodInfoLenient(unit), List.of(), p.workload());
         uids.remove(np.key(), uid);
         versions.remove(uid);
         reported.remove(uid);

@@ -15,11 +15,14 @@ import java.util.Objects;
  * @param deleting   {@code metadata.deletionTimestamp} is set (its containers may still run)
  * @param request    what it asks of shared GPUs, read leniently (for a pod that is refused: its containers' units)
  * @param containers its containers' runtime IDs, from the pod's status
+ * @param workload   what made it ({@code namespace/Kind/name} of its controller, or {@code namespace/Pod/name}): the
+ *                   unit fault suspects are named by
  */
 public record NodePod(PodKey key, String uid, String phase, boolean deleting, Booking booking, PodInfo request,
-                      List<RunningContainer> containers) {
+                      List<RunningContainer> containers, String workload) {
     public NodePod {
         Objects.requireNonNull(key, "key");
+        workload = workload == null || workload.isEmpty() ? key.namespace() + "/Pod/" + key.name() : workload;
         uid = uid == null ? "" : uid;
         Objects.requireNonNull(booking, "booking");
         Objects.requireNonNull(request, "request");
@@ -33,7 +36,7 @@ public record NodePod(PodKey key, String uid, String phase, boolean deleting, Bo
     public boolean pending() { return phase == null || "Pending".equals(phase); }
 
     /** The same pod with another booking (a correction mpshare itself wrote). */
-    NodePod withBooking(Booking b) { return new NodePod(key, uid, phase, deleting, b, request, containers); }
+    NodePod withBooking(Booking b) { return new NodePod(key, uid, phase, deleting, b, request, containers, workload); }
 
     /** What the node may count for this pod. */
     public sealed interface Booking {

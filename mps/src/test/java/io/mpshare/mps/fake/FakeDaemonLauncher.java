@@ -1,16 +1,20 @@
 package io.mpshare.mps.fake;
 
 import io.mpshare.mps.DaemonLauncher;
+import io.mpshare.mps.proc.HolderFinder;
+import io.mpshare.mps.proc.Processes;
 
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A {@link DaemonLauncher} that starts nothing: each start "restarts" a {@link FakeMpsControl} and
- * returns a daemon the test can make exit ({@link #exitCurrent}). {@code quit}, SIGTERM and SIGKILL
- * end the fake daemon as they would the real one. Thread-safe.
+ * A {@link DaemonLauncher} for one modelled daemon: each start "restarts" a {@link FakeMpsControl} and returns a daemon
+ * process (in the control's {@link FakeProcesses}) the test can make exit ({@link #exitCurrent}). {@code quit}, SIGTERM
+ * and SIGKILL end the fake daemon as they would the real one; its servers are its children. Thread-safe.
  */
 public final class FakeDaemonLauncher implements DaemonLauncher {
     private final FakeMpsControl control;
@@ -51,22 +55,42 @@ public final class FakeDaemonLauncher implements DaemonLauncher {
             throw new IOException("injected start failure");
         }
         if (answerAfterStart) control.restart(); else control.crash();
-        current = new FakeDaemon(nextPid++);
+        while (control.processes().exists(nextPid)) nextPid++;
+        long pid = nextPid++; // daemons from PID 100, as these tests have always seen them; servers from 5000
+        control.processes().spawnAt(pid, 1, 0, "nvidia-cuda-mps-control -f");
+        control.attach(pid, spec.output().orElse(null));
+        current = new FakeDaemon(pid, control);
         return current;
     }
 
-    /** One fake daemon process. */
-    public final class FakeDaemon implements Daemon {
+    @Override public synchronized Optional<Daemon> adopt(long pid, Instant startedAt) {
+        return current != null && current.pid() == pid && current.isAlive() && current.startedAt().orElseThrow().equals(startedAt)
+                ? Optional.of(current) : Optional.empty();
+    }
+
+    @Override public Processes processes() { return control.processes(); }
+
+    @Override public HolderFinder holders() { return (socket, daemonPid, exclude) -> control.holders(); }
+
+    /** One fake daemon process: its exit takes its control daemon down (servers and all). */
+    public static final class FakeDaemon implements Daemon {
         private final long pid;
+        private final FakeMpsControl control;
+        private final Instant startedAt;
         private final CompletableFuture<Integer> exit = new CompletableFuture<>();
 
-        FakeDaemon(long pid) { this.pid = pid; }
+        public FakeDaemon(long pid, FakeMpsControl control) {
+            this.pid = pid;
+            this.control = control;
+            this.startedAt = control.processes().startedAt(pid).orElseThrow();
+        }
 
-        void exit(int code) {
-            synchronized (FakeDaemonLauncher.this) {
+        public void exit(int code) {
+            synchronized (this) {
                 if (exit.isDone()) return;
-                control.crash();
             }
+            control.crash();
+            control.processes().exit(pid);
             exit.complete(code);
         }
 
@@ -79,5 +103,7 @@ public final class FakeDaemonLauncher implements DaemonLauncher {
         @Override public void terminate() { exit(143); }
 
         @Override public void kill() { exit(137); }
+
+        @Override public Optional<Instant> startedAt() { return Optional.of(startedAt); }
     }
 }

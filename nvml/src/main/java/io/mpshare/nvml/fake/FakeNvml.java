@@ -86,7 +86,7 @@ public final class FakeNvml implements Nvml {
         return this;
     }
 
-    /** Queues an Xid on {@code device}; application Xids (e.g. 13, 31, 43) are queued too and filtered on drain, as NVML's critical set is. */
+    /** Queues an Xid on {@code device}; application Xids (e.g. 13, 31, 43) are queued too: {@link #drainXids} returns them, {@link #drainCriticalXids} filters them out. */
     public synchronized FakeNvml injectXid(int device, long xid) {
         xids.add(new XidEvent(device, dev(device).uuid(), xid));
         return this;
@@ -127,6 +127,13 @@ public final class FakeNvml implements Nvml {
     @Override public synchronized List<XidEvent> drainCriticalXids() {
         enter("drainCriticalXids");
         List<XidEvent> out = xids.stream().filter(x -> Xids.isCritical(x.xid())).toList();
+        xids.clear();
+        return out;
+    }
+
+    @Override public synchronized List<XidEvent> drainXids() {
+        enter("drainXids");
+        List<XidEvent> out = List.copyOf(xids);
         xids.clear();
         return out;
     }
