@@ -39,7 +39,7 @@ import java.util.TreeMap;
  *       reserve, {@code max(largest init container, sum of app containers)} ({@code GpuDemand.chargeMib()}). The slack
  *       absorbs the difference between NVML's per-process figure and what MPS counts against the cap (an idle PyTorch
  *       client shows 612 MiB in NVML against a 512 MiB reserve). It is per pod, not per process: however many
- *       processes a pod starts, together they get no more than it was charged plus one slack (issue 11 item 5).
+ *       processes a pod starts, together they get no more than it was charged plus one slack.
  *       P is over on g when the sum of its clients' used memory exceeds {@code allowed(P, g)}. Rogue
  *       processes of P are judged as rogues, not counted again here (they are acted on themselves).</li>
  *   <li><b>Offenders</b> are the fewest of P's clients on g that bring it back under: largest first (ties:

@@ -104,7 +104,7 @@ public final class ExtenderLoad {
     }
 
     /**
-     * The extender as the product wires it for kube-scheduler (issue 12): pipelining holds on, the stale-room re-read
+     * The extender as the product wires it for kube-scheduler: pipelining holds on, the stale-room re-read
      * and the body cap in the path, verbs from loopback only; no API server (binds fail, the re-read finds nothing).
      */
     static ExtenderHttpServer extender(Ledger ledger, PlacementPolicy policy, int threads) throws IOException {

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The simulate target of issue 2: 100,000 pod arrivals on 1,000 nodes x 8 H200, all four policies
+ * The simulate target: 100,000 pod arrivals on 1,000 nodes x 8 H200, all four policies
  * (each run twice: on the fixed cluster and elastic), in at most 20 s on 2 cores. A main()-style
  * benchmark (one run takes seconds, so JMH's machinery adds nothing): one warm-up run at a tenth of the
  * size, then {@code repeats} measured runs; prints each run's wall time, the best and the median.
@@ -30,7 +30,7 @@ import java.util.Locale;
 public final class SimulateBenchmark {
     private SimulateBenchmark() {}
 
-    /** The four policies issue 2's target counts (the default run of mpshare simulate also has fragmentation, evaluated on every node). */
+    /** The four policies the target counts (the default run of mpshare simulate also has fragmentation, evaluated on every node). */
     static final List<String> FOUR = List.of("binpack", "spread", "slices", "whole");
 
     public static void main(String[] args) {

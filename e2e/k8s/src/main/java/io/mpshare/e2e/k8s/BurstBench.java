@@ -14,7 +14,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Executors;
 
 /**
- * Burst benchmark (issue 12, bench/run-k8s-burst.sh): in one run, on one control plane and one kube-scheduler with
+ * Burst benchmark (bench/run-k8s-burst.sh): in one run, on one control plane and one kube-scheduler with
  * the chart's configuration, the rate at which 120 pods that ask no GPU bind (kube-scheduler alone: the extender's
  * managedResources leave them out) and the rate of the 120-pod GPU burst through the extender (BurstIT's mix on
  * 10 x 8 H200). Rate = pods / (first create to last bound). Prints both and their ratio.
