@@ -6,6 +6,7 @@ import io.mpshare.nvml.NvmlException;
 import io.mpshare.policing.Snapshot.GpuSample;
 import io.mpshare.policing.metrics.PolicerMetrics;
 import io.mpshare.policing.proc.ProcFs;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.time.Instant;
 import java.time.InstantSource;
@@ -65,7 +66,7 @@ public final class Policer implements AutoCloseable {
         this.executor = b.executor;
         this.usage = Objects.requireNonNull(b.usage, "usage");
         this.metrics = b.metrics != null ? b.metrics
-                : new PolicerMetrics(new io.prometheus.metrics.model.registry.PrometheusRegistry(), config.node());
+                : new PolicerMetrics(new PrometheusRegistry(), config.node());
         PidOwners owners = Objects.requireNonNull(b.owners, "owners");
         this.sampler = new Sampler(Objects.requireNonNull(b.nvml, "nvml"), owners, Objects.requireNonNull(b.servers, "servers"),
                 new ServerIdentity(new ProcFs(config.procRoot())));

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -69,11 +70,11 @@ final class VerdictEngine {
 
     /** @param allocations this node's pods with an allocation, by pod UID */
     Judgement judge(Snapshot snapshot, Map<String, Allocation> allocations) {
-        return judge(snapshot, allocations, java.util.Set.of());
+        return judge(snapshot, allocations, Set.of());
     }
 
     /** @param exempt pod UIDs whose processes are not judged (still counted in their usage) */
-    Judgement judge(Snapshot snapshot, Map<String, Allocation> allocations, java.util.Set<String> exempt) {
+    Judgement judge(Snapshot snapshot, Map<String, Allocation> allocations, Set<String> exempt) {
         List<Finding> findings = new ArrayList<>();
         // pod UID -> GPU index -> that pod's processes on that GPU (all roles but the server)
         Map<String, Map<Integer, List<ProcessSample>>> byPod = new TreeMap<>();

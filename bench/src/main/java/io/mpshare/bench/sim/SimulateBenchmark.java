@@ -1,5 +1,6 @@
 package io.mpshare.bench.sim;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.mpshare.core.Names;
 import io.mpshare.sim.ClusterShape;
 import io.mpshare.sim.Progress;
@@ -11,6 +12,7 @@ import io.mpshare.sim.model.SharingModel;
 import io.mpshare.sim.workload.DefaultWorkload;
 import io.mpshare.sim.workload.Workload;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -47,8 +49,8 @@ public final class SimulateBenchmark {
         System.out.printf(Locale.ROOT, "best %.2f s, median %.2f s (target <= 20 s on 2 cores)%n", times.getFirst(), times.get(times.size() / 2));
     }
 
-    private static final com.sun.management.OperatingSystemMXBean OS =
-            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    private static final OperatingSystemMXBean OS =
+            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     /**
      * One full simulation: workload generation plus all policies, fixed and elastic. Returns wall seconds.
