@@ -20,6 +20,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /**
@@ -43,7 +45,7 @@ import java.util.stream.Collectors;
  * </ul>
  */
 public final class Policer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(Policer.class.getName());
+    private static final Logger LOG = Logger.getLogger(Policer.class.getName());
 
     private final PolicerConfig config;
     private final NodeView view;
@@ -129,7 +131,7 @@ public final class Policer implements AutoCloseable {
                 try {
                     usage.publish(j.usage());
                 } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "usage sink failed: " + e);
+                    LOG.log(Level.WARNING, "usage sink failed: " + e);
                 }
             }
             return report;
@@ -150,7 +152,7 @@ public final class Policer implements AutoCloseable {
             return enforcer.endClients(clock.instant(), podUid, sampler.clientsNow(view));
         } catch (NvmlException e) {
             metrics.failure("end_pod");
-            LOG.log(System.Logger.Level.WARNING, "cannot end MPS clients of pod " + podUid + ": " + e.getMessage());
+            LOG.log(Level.WARNING, "cannot end MPS clients of pod " + podUid + ": " + e.getMessage());
             return List.of();
         } finally {
             lock.unlock();
@@ -162,7 +164,7 @@ public final class Policer implements AutoCloseable {
             runOnce();
         } catch (RuntimeException e) {
             metrics.cycleFailed();
-            LOG.log(System.Logger.Level.WARNING, "policer cycle failed: " + e);
+            LOG.log(Level.WARNING, "policer cycle failed: " + e);
         }
     }
 

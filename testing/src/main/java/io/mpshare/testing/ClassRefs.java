@@ -10,7 +10,10 @@ import java.lang.classfile.constantpool.ClassEntry;
 import java.lang.classfile.constantpool.MemberRefEntry;
 import java.lang.classfile.constantpool.NameAndTypeEntry;
 import java.lang.classfile.constantpool.Utf8Entry;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,6 +48,25 @@ public final class ClassRefs {
         @Override public String toString() { return from + " refers to " + target; }
     }
 
+    /**
+     * Every reference of every main class of the module that holds {@code marker}: its folder of classes in a reactor
+     * build, its jar when the module comes from the local repository.
+     */
+    public static List<Ref> ofModule(Class<?> marker) {
+        Path where;
+        try {
+            where = Path.of(marker.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("no class path entry for " + marker.getName(), e);
+        }
+        if (Files.isDirectory(where)) return in(where);
+        try (FileSystem jar = FileSystems.newFileSystem(where)) {
+            return in(jar.getPath("/"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** Every reference of every class file under {@code classes}, in file order; each distinct one once per file. */
     public static List<Ref> in(Path classes) {
         if (!Files.isDirectory(classes)) throw new IllegalArgumentException(classes.toAbsolutePath() + " is not a folder of compiled classes (run through Maven)");
@@ -52,6 +74,7 @@ public final class ClassRefs {
         try (Stream<Path> files = Files.walk(classes)) {
             for (Path f : files.filter(p -> p.toString().endsWith(".class")).sorted().toList()) {
                 String from = classes.relativize(f).toString().replace('\\', '/');
+                if (from.startsWith("META-INF/") || from.endsWith("module-info.class")) continue;
                 for (String target : targets(ClassFile.of().parse(f))) out.add(new Ref(from, target));
             }
         } catch (IOException e) {
