@@ -22,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -53,17 +55,43 @@ public final class ClassRefs {
      * build, its jar when the module comes from the local repository.
      */
     public static List<Ref> ofModule(Class<?> marker) {
+        return withModule(marker, ClassRefs::in);
+    }
+
+    /** Every main class of the module that holds {@code marker}, by binary name, as class-file bytes. */
+    public static Map<String, byte[]> classesOf(Class<?> marker) {
+        return withModule(marker, root -> {
+            Map<String, byte[]> out = new TreeMap<>();
+            try (Stream<Path> files = Files.walk(root)) {
+                for (Path f : files.filter(p -> p.toString().endsWith(".class")).toList()) {
+                    String rel = root.relativize(f).toString().replace('\\', '/');
+                    if (rel.startsWith("META-INF/") || rel.endsWith("module-info.class") || rel.endsWith("package-info.class")) continue;
+                    out.put(rel.substring(0, rel.length() - ".class".length()).replace('/', '.'), Files.readAllBytes(f));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return out;
+        });
+    }
+
+    /** What one class file refers to: types ({@code java.time.Clock}) and members with their owner ({@code java.time.Clock.systemUTC}). */
+    public static Set<String> targets(byte[] classFile) {
+        return targets(ClassFile.of().parse(classFile));
+    }
+
+    private static <T> T withModule(Class<?> marker, Function<Path, T> read) {
         Path where;
         try {
             where = Path.of(marker.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException("no class path entry for " + marker.getName(), e);
         }
-        if (Files.isDirectory(where)) return in(where);
+        if (Files.isDirectory(where)) return read.apply(where);
         try (FileSystem jar = FileSystems.newFileSystem(where)) {
-            return in(jar.getPath("/"));
+            return read.apply(jar.getPath("/"));
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw new UncheckedIOException("cannot read the classes of " + marker.getName() + " at " + where, e);
         }
     }
 
@@ -90,7 +118,8 @@ public final class ClassRefs {
                 case ClassEntry c -> type(c.asInternalName()).ifPresent(out::add);
                 case MemberRefEntry m -> type(m.owner().asInternalName()).ifPresent(owner -> out.add(owner + "." + m.name().stringValue()));
                 case NameAndTypeEntry n -> descriptor(n.type().stringValue(), out);
-                case Utf8Entry u when u.stringValue().startsWith("(") || u.stringValue().startsWith("L") -> descriptor(u.stringValue(), out);
+                case Utf8Entry u when u.stringValue().startsWith("(") || u.stringValue().startsWith("L") || u.stringValue().startsWith("<") ->
+                        descriptor(u.stringValue(), out); // descriptors and generic signatures (a generic method's starts with '<')
                 default -> { }
             }
         }
