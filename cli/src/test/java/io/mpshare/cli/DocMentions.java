@@ -21,7 +21,7 @@ final class DocMentions {
 
     static final Set<String> OTHER_TOOLS = Set.of("helm", "mvn", "java", "docker", "kubectl", "nvidia-smi", "unshare", "torchrun",
             "python", "python3", "curl", "git", "install", "ln", "sudo", "systemctl", "ctr", "crictl", "bash", "sh", "apt-get",
-            "sed", "export", "bin/dev-cluster", "bin/test", "setpriv", "runuser", "nsenter", "env", "timeout");
+            "sed", "export", "bin/dev-cluster", "bin/test", "setpriv", "runuser", "nsenter", "env", "timeout", "flock");
 
     private static final Pattern SPAN = Pattern.compile("`([^`\n]+)`");
     private static final Pattern SUB = Pattern.compile("(?<![\\w.-])mpshare\\s+([a-z][a-z-]*)(?=$|[\\s`,);|])");
