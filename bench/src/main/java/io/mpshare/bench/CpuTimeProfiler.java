@@ -1,5 +1,6 @@
 package io.mpshare.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.profile.InternalProfiler;
@@ -54,7 +55,7 @@ public final class CpuTimeProfiler implements InternalProfiler {
     }
 
     private static long processCpuNanos() {
-        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+        return ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os
                 ? os.getProcessCpuTime() : 0;
     }
 }

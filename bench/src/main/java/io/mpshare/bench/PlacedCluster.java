@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Random;
 
 /**
@@ -87,7 +88,7 @@ public final class PlacedCluster {
 
     /** The demand of a one-container pod, as the extender resolves it. */
     public static GpuDemand resolve(DemandResolver resolver, PodKey key, long mib, int core, int count) {
-        var pod = new PodInfo(key, "", List.of(ContainerRequest.app("main", mib, core)), count, java.util.OptionalLong.empty());
+        var pod = new PodInfo(key, "", List.of(ContainerRequest.app("main", mib, core)), count, OptionalLong.empty());
         return ((DemandResolver.Resolution.Resolved) resolver.resolve(pod)).demand();
     }
 }

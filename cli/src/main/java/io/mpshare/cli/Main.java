@@ -6,6 +6,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.nio.file.NoSuchFileException;
 import java.util.Arrays;
 
 /**
@@ -57,11 +61,11 @@ public final class Main {
                 cmd.getErr().println(name(cmd) + ": " + e.getMessage());
                 return ExitCodes.USAGE;
             }
-            case java.io.UncheckedIOException e -> {
+            case UncheckedIOException e -> {
                 cmd.getErr().println(name(cmd) + ": " + ioMessage(e.getMessage(), e.getCause()));
                 return ExitCodes.FAILED;
             }
-            case java.io.IOException e -> {
+            case IOException e -> {
                 cmd.getErr().println(name(cmd) + ": " + ioMessage(null, e));
                 return ExitCodes.FAILED;
             }
@@ -81,8 +85,8 @@ public final class Main {
     static String ioMessage(String what, Throwable cause) {
         StringBuilder sb = new StringBuilder(what == null ? "" : what);
         for (Throwable c = cause; c != null; c = c.getCause()) {
-            String m = c instanceof java.nio.file.NoSuchFileException n ? n.getFile() + ": no such file"
-                    : c instanceof java.net.BindException ? "cannot listen: " + c.getMessage() + " (another process has the port? choose another)"
+            String m = c instanceof NoSuchFileException n ? n.getFile() + ": no such file"
+                    : c instanceof BindException ? "cannot listen: " + c.getMessage() + " (another process has the port? choose another)"
                     : c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
             if (sb.indexOf(m) >= 0) continue;
             sb.append(sb.isEmpty() ? m : ": " + m);

@@ -7,6 +7,7 @@ import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Model.UsageMessageSpec;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 
 /**
@@ -24,7 +25,7 @@ final class ReplayHelpSection {
     /** Adds the section to {@code simulate}'s usage message, right after its option list. */
     static void install(CommandSpec simulate) {
         UsageMessageSpec usage = simulate.usageMessage();
-        var map = new java.util.LinkedHashMap<>(usage.sectionMap());
+        var map = new LinkedHashMap<>(usage.sectionMap());
         map.put(KEY, ReplayHelpSection::render);
         usage.sectionMap(map);
         List<String> keys = new ArrayList<>(usage.sectionKeys());

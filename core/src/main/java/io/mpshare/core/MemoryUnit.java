@@ -1,5 +1,7 @@
 package io.mpshare.core;
 
+import java.util.Locale;
+
 /** The unit of the {@code aliyun.com/gpu-mem} device: GiB by default, MiB selectable. Internally all is MiB. */
 public enum MemoryUnit {
     GIB(1024), MIB(1);
@@ -21,7 +23,7 @@ public enum MemoryUnit {
 
     /** Parses "GiB"/"gib"/"MiB"/"mib"; says which values are accepted otherwise. */
     public static MemoryUnit parse(String s) {
-        return switch (s.trim().toLowerCase(java.util.Locale.ROOT)) {
+        return switch (s.trim().toLowerCase(Locale.ROOT)) {
             case "gib", "gi", "g" -> GIB;
             case "mib", "mi", "m" -> MIB;
             default -> throw new IllegalArgumentException("unknown memory unit '" + s + "': use GiB or MiB");

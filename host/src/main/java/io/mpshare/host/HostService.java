@@ -23,11 +23,13 @@ import io.mpshare.host.state.StateStore;
 import io.mpshare.policing.LiveNodeView;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -195,7 +197,7 @@ public final class HostService {
             if (!gpusKnown || !procs.alive(j.pid(), j.pidStart())) { dropped.add(j); continue; }
             GpuDemand d = ((DemandResolver.Resolution.Resolved) resolver.resolve(demandOf(j.memMib(), j.core(), j.gpuCount()))).demand();
             Allocation a = new Allocation(PodKey.of(NAMESPACE, j.id()), j.id(), NODE, j.gpuIndices(), j.gpuUuids(), d,
-                    java.time.Instant.ofEpochMilli(j.createdAtMillis()), Phase.ASSIGNED);
+                    Instant.ofEpochMilli(j.createdAtMillis()), Phase.ASSIGNED);
             ledger.restore(a);
             view.put(a);
             owners.register(j.pid(), j.id());
@@ -261,6 +263,6 @@ public final class HostService {
     private static Refused bad(String why) { return new Refused(Code.BAD_REQUEST, false, why); }
 
     static String mib(long mib) {
-        return mib % 1024 == 0 ? (mib / 1024) + " GiB" : String.format(java.util.Locale.ROOT, "%.2f GiB (%d MiB)", mib / 1024.0, mib);
+        return mib % 1024 == 0 ? (mib / 1024) + " GiB" : String.format(Locale.ROOT, "%.2f GiB (%d MiB)", mib / 1024.0, mib);
     }
 }

@@ -1,6 +1,7 @@
 package io.mpshare.host;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Locale;
 
 /** Renders the host's {@code ps} answer as the text {@code mpshare ps} prints. */
 public final class PsFormat {
@@ -39,5 +40,5 @@ public final class PsFormat {
         return sb.toString();
     }
 
-    private static String gib(long mib) { return mib < 0 ? "?" : String.format(java.util.Locale.ROOT, "%.1fG", mib / 1024.0); }
+    private static String gib(long mib) { return mib < 0 ? "?" : String.format(Locale.ROOT, "%.1fG", mib / 1024.0); }
 }

@@ -6,12 +6,13 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.mpshare.core.model.PodKey;
 
-import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Every pod of the cluster, from one informer (a LIST, then a WATCH), handed to {@link PodEvents} as
@@ -20,7 +21,7 @@ import java.util.function.BiConsumer;
  * logged and the others still see the event.
  */
 public final class PodInformer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(PodInformer.class.getName());
+    private static final Logger LOG = Logger.getLogger(PodInformer.class.getName());
     private final SharedIndexInformer<Pod> informer;
     private final List<PodEvents> handlers = new CopyOnWriteArrayList<>();
 

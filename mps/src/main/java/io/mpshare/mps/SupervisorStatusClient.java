@@ -9,6 +9,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -155,7 +156,7 @@ public final class SupervisorStatusClient {
                 return new UnixHttp.Response(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
             } catch (ConnectException e) {
                 throw new MpsException(Reason.DAEMON_DOWN, "the MPS supervisor at " + base + " does not answer (not running?)", e);
-            } catch (java.net.http.HttpTimeoutException e) {
+            } catch (HttpTimeoutException e) {
                 throw new MpsException(Reason.TIMEOUT, "the MPS supervisor at " + base + " did not answer within " + timeout.toMillis() + " ms", e);
             } catch (IOException e) {
                 throw new MpsException(Reason.DAEMON_DOWN, "the MPS supervisor at " + base + ": " + e, e);

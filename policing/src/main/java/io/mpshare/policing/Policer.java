@@ -6,6 +6,7 @@ import io.mpshare.nvml.NvmlException;
 import io.mpshare.policing.Snapshot.GpuSample;
 import io.mpshare.policing.metrics.PolicerMetrics;
 import io.mpshare.policing.proc.ProcFs;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.time.Instant;
 import java.time.InstantSource;
@@ -19,6 +20,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 /**
@@ -42,7 +45,7 @@ import java.util.stream.Collectors;
  * </ul>
  */
 public final class Policer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(Policer.class.getName());
+    private static final Logger LOG = Logger.getLogger(Policer.class.getName());
 
     private final PolicerConfig config;
     private final NodeView view;
@@ -65,7 +68,7 @@ public final class Policer implements AutoCloseable {
         this.executor = b.executor;
         this.usage = Objects.requireNonNull(b.usage, "usage");
         this.metrics = b.metrics != null ? b.metrics
-                : new PolicerMetrics(new io.prometheus.metrics.model.registry.PrometheusRegistry(), config.node());
+                : new PolicerMetrics(new PrometheusRegistry(), config.node());
         PidOwners owners = Objects.requireNonNull(b.owners, "owners");
         this.sampler = new Sampler(Objects.requireNonNull(b.nvml, "nvml"), owners, Objects.requireNonNull(b.servers, "servers"),
                 new ServerIdentity(new ProcFs(config.procRoot())));
@@ -128,7 +131,7 @@ public final class Policer implements AutoCloseable {
                 try {
                     usage.publish(j.usage());
                 } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "usage sink failed: " + e);
+                    LOG.log(Level.WARNING, "usage sink failed: " + e);
                 }
             }
             return report;
@@ -149,7 +152,7 @@ public final class Policer implements AutoCloseable {
             return enforcer.endClients(clock.instant(), podUid, sampler.clientsNow(view));
         } catch (NvmlException e) {
             metrics.failure("end_pod");
-            LOG.log(System.Logger.Level.WARNING, "cannot end MPS clients of pod " + podUid + ": " + e.getMessage());
+            LOG.log(Level.WARNING, "cannot end MPS clients of pod " + podUid + ": " + e.getMessage());
             return List.of();
         } finally {
             lock.unlock();
@@ -161,7 +164,7 @@ public final class Policer implements AutoCloseable {
             runOnce();
         } catch (RuntimeException e) {
             metrics.cycleFailed();
-            LOG.log(System.Logger.Level.WARNING, "policer cycle failed: " + e);
+            LOG.log(Level.WARNING, "policer cycle failed: " + e);
         }
     }
 

@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -39,7 +40,7 @@ import java.util.TreeMap;
  *       reserve, {@code max(largest init container, sum of app containers)} ({@code GpuDemand.chargeMib()}). The slack
  *       absorbs the difference between NVML's per-process figure and what MPS counts against the cap (an idle PyTorch
  *       client shows 612 MiB in NVML against a 512 MiB reserve). It is per pod, not per process: however many
- *       processes a pod starts, together they get no more than it was charged plus one slack (issue 11 item 5).
+ *       processes a pod starts, together they get no more than it was charged plus one slack.
  *       P is over on g when the sum of its clients' used memory exceeds {@code allowed(P, g)}. Rogue
  *       processes of P are judged as rogues, not counted again here (they are acted on themselves).</li>
  *   <li><b>Offenders</b> are the fewest of P's clients on g that bring it back under: largest first (ties:
@@ -69,11 +70,11 @@ final class VerdictEngine {
 
     /** @param allocations this node's pods with an allocation, by pod UID */
     Judgement judge(Snapshot snapshot, Map<String, Allocation> allocations) {
-        return judge(snapshot, allocations, java.util.Set.of());
+        return judge(snapshot, allocations, Set.of());
     }
 
     /** @param exempt pod UIDs whose processes are not judged (still counted in their usage) */
-    Judgement judge(Snapshot snapshot, Map<String, Allocation> allocations, java.util.Set<String> exempt) {
+    Judgement judge(Snapshot snapshot, Map<String, Allocation> allocations, Set<String> exempt) {
         List<Finding> findings = new ArrayList<>();
         // pod UID -> GPU index -> that pod's processes on that GPU (all roles but the server)
         Map<String, Map<Integer, List<ProcessSample>>> byPod = new TreeMap<>();

@@ -5,6 +5,7 @@ import io.mpshare.core.model.NodeInventory;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A homogeneous simulated cluster: {@code nodes} nodes of {@code gpusPerNode} GPUs of {@code gpuMib} each.
@@ -31,6 +32,6 @@ public record ClusterShape(int nodes, int gpusPerNode, long gpuMib, String gpuMo
     }
 
     public String describe() {
-        return String.format(java.util.Locale.ROOT, "%d nodes x %d %s (%,d MiB) = %,d GPUs", nodes, gpusPerNode, gpuModel, gpuMib, gpus());
+        return String.format(Locale.ROOT, "%d nodes x %d %s (%,d MiB) = %,d GPUs", nodes, gpusPerNode, gpuModel, gpuMib, gpus());
     }
 }

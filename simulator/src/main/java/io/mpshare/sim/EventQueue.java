@@ -1,5 +1,7 @@
 package io.mpshare.sim;
 
+import java.util.Arrays;
+
 /**
  * The simulation's events in time order: pod arrivals (given up front, sorted) and departures (scheduled
  * as pods are placed). At equal times departures come first, so capacity freed at time t is there for a
@@ -25,7 +27,7 @@ final class EventQueue {
 
     void scheduleDeparture(long timeMs, int pod) {
         if (timeMs < 0 || timeMs >= (1L << (63 - POD_BITS))) throw new IllegalArgumentException("time out of range: " + timeMs);
-        if (size == heap.length) heap = java.util.Arrays.copyOf(heap, size * 2);
+        if (size == heap.length) heap = Arrays.copyOf(heap, size * 2);
         long key = timeMs << POD_BITS | pod;
         int i = size++;
         while (i > 0) {

@@ -18,8 +18,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 
 /**
@@ -112,7 +115,7 @@ final class PolicyRun {
     private void resolveDemands() {
         var resolver = new DemandResolver(model.reserveMib());
         NodeState empty = NodeState.empty(scenario.cluster().inventory("empty"));
-        var cache = new java.util.HashMap<Long, Object>();
+        var cache = new HashMap<Long, Object>();
         for (SimPod p : pods) {
             long key = p.memMib() * 16_384 + p.corePercent() * 128L + p.gpuCount();
             Object r = cache.computeIfAbsent(key, k -> resolve(resolver, empty, p));
@@ -130,7 +133,7 @@ final class PolicyRun {
 
     private Object resolve(DemandResolver resolver, NodeState empty, SimPod p) {
         var info = new PodInfo(PodKey.of("sim", "probe"), "", List.of(ContainerRequest.app("main", p.memMib(), p.corePercent())),
-                p.gpuCount(), java.util.OptionalLong.empty());
+                p.gpuCount(), OptionalLong.empty());
         return switch (resolver.resolve(info)) {
             case DemandResolver.Resolution.Invalid i -> "invalid request: " + i.reason();
             case DemandResolver.Resolution.NoGpu n -> "asks no GPU";
@@ -273,7 +276,7 @@ final class PolicyRun {
         double span = Math.max(1, lastT - Math.max(0, firstT));
         return new RunResult(model.id(), model.label(), elastic, elastic ? index.size() : scenario.cluster().nodes(),
                 elastic ? index.size() : touched, !elastic && elasticEquivalent, gpn, pods.size(), placed, rejected,
-                java.util.Collections.unmodifiableMap(rejectReasons), peakInUse, inUseInt / span,
+                Collections.unmodifiableMap(rejectReasons), peakInUse, inUseInt / span,
                 capInt == 0 ? 0 : requestedInt / capInt, capInt == 0 ? 0 : reserveInt / capInt,
                 capInt == 0 ? 0 : strandedInt / capInt, strandedInt / span, w, Math.max(0, lastT),
                 series.build(stepMs));

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Runs a {@link Scenario} under each {@link SharingModel}: once on the given cluster (pods that do not fit
@@ -72,7 +73,7 @@ public final class Simulation {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("simulation interrupted", e);
         } catch (ExecutionException e) {
-            Throwable c = e.getCause() instanceof java.util.concurrent.CompletionException ce && ce.getCause() != null ? ce.getCause() : e.getCause();
+            Throwable c = e.getCause() instanceof CompletionException ce && ce.getCause() != null ? ce.getCause() : e.getCause();
             if (c instanceof RuntimeException re) throw re;
             if (c instanceof Error err) throw err;
             throw new IllegalStateException(c);

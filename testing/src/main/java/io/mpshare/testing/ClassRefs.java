@@ -10,7 +10,10 @@ import java.lang.classfile.constantpool.ClassEntry;
 import java.lang.classfile.constantpool.MemberRefEntry;
 import java.lang.classfile.constantpool.NameAndTypeEntry;
 import java.lang.classfile.constantpool.Utf8Entry;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -45,6 +50,51 @@ public final class ClassRefs {
         @Override public String toString() { return from + " refers to " + target; }
     }
 
+    /**
+     * Every reference of every main class of the module that holds {@code marker}: its folder of classes in a reactor
+     * build, its jar when the module comes from the local repository.
+     */
+    public static List<Ref> ofModule(Class<?> marker) {
+        return withModule(marker, ClassRefs::in);
+    }
+
+    /** Every main class of the module that holds {@code marker}, by binary name, as class-file bytes. */
+    public static Map<String, byte[]> classesOf(Class<?> marker) {
+        return withModule(marker, root -> {
+            Map<String, byte[]> out = new TreeMap<>();
+            try (Stream<Path> files = Files.walk(root)) {
+                for (Path f : files.filter(p -> p.toString().endsWith(".class")).toList()) {
+                    String rel = root.relativize(f).toString().replace('\\', '/');
+                    if (rel.startsWith("META-INF/") || rel.endsWith("module-info.class") || rel.endsWith("package-info.class")) continue;
+                    out.put(rel.substring(0, rel.length() - ".class".length()).replace('/', '.'), Files.readAllBytes(f));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return out;
+        });
+    }
+
+    /** What one class file refers to: types ({@code java.time.Clock}) and members with their owner ({@code java.time.Clock.systemUTC}). */
+    public static Set<String> targets(byte[] classFile) {
+        return targets(ClassFile.of().parse(classFile));
+    }
+
+    private static <T> T withModule(Class<?> marker, Function<Path, T> read) {
+        Path where;
+        try {
+            where = Path.of(marker.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("no class path entry for " + marker.getName(), e);
+        }
+        if (Files.isDirectory(where)) return read.apply(where);
+        try (FileSystem jar = FileSystems.newFileSystem(where)) {
+            return read.apply(jar.getPath("/"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the classes of " + marker.getName() + " at " + where, e);
+        }
+    }
+
     /** Every reference of every class file under {@code classes}, in file order; each distinct one once per file. */
     public static List<Ref> in(Path classes) {
         if (!Files.isDirectory(classes)) throw new IllegalArgumentException(classes.toAbsolutePath() + " is not a folder of compiled classes (run through Maven)");
@@ -52,6 +102,7 @@ public final class ClassRefs {
         try (Stream<Path> files = Files.walk(classes)) {
             for (Path f : files.filter(p -> p.toString().endsWith(".class")).sorted().toList()) {
                 String from = classes.relativize(f).toString().replace('\\', '/');
+                if (from.startsWith("META-INF/") || from.endsWith("module-info.class")) continue;
                 for (String target : targets(ClassFile.of().parse(f))) out.add(new Ref(from, target));
             }
         } catch (IOException e) {
@@ -67,7 +118,8 @@ public final class ClassRefs {
                 case ClassEntry c -> type(c.asInternalName()).ifPresent(out::add);
                 case MemberRefEntry m -> type(m.owner().asInternalName()).ifPresent(owner -> out.add(owner + "." + m.name().stringValue()));
                 case NameAndTypeEntry n -> descriptor(n.type().stringValue(), out);
-                case Utf8Entry u when u.stringValue().startsWith("(") || u.stringValue().startsWith("L") -> descriptor(u.stringValue(), out);
+                case Utf8Entry u when u.stringValue().startsWith("(") || u.stringValue().startsWith("L") || u.stringValue().startsWith("<") ->
+                        descriptor(u.stringValue(), out); // descriptors and generic signatures (a generic method's starts with '<')
                 default -> { }
             }
         }

@@ -2,6 +2,7 @@ package io.mpshare.testing;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.mpshare.core.Names;
 import io.mpshare.core.codec.InventoryCodec;
 import io.mpshare.core.model.Gpu;
@@ -73,9 +74,9 @@ public final class Nodes {
                 .withNewStatus().withAllocatable(allocatable.isEmpty() ? null : quantities(allocatable)).endStatus().build();
     }
 
-    private static Map<String, io.fabric8.kubernetes.api.model.Quantity> quantities(Map<String, String> m) {
-        var out = new LinkedHashMap<String, io.fabric8.kubernetes.api.model.Quantity>();
-        m.forEach((k, v) -> out.put(k, new io.fabric8.kubernetes.api.model.Quantity(v)));
+    private static Map<String, Quantity> quantities(Map<String, String> m) {
+        var out = new LinkedHashMap<String, Quantity>();
+        m.forEach((k, v) -> out.put(k, new Quantity(v)));
         return out;
     }
 }

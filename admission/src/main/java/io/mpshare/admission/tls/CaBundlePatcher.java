@@ -11,6 +11,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
@@ -45,7 +46,7 @@ public final class CaBundlePatcher {
         return changed;
     }
 
-    private <T extends HasMetadata> int patchOne(String name, java.util.function.Supplier<T> get,
+    private <T extends HasMetadata> int patchOne(String name, Supplier<T> get,
                                                  Function<T, List<WebhookClientConfig>> configs, String bundle) {
         for (int attempt = 0; attempt < 5; attempt++) {
             T cfg = get.get();

@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.security.cert.X509Certificate;
 import java.util.List;
 
 /**
@@ -25,7 +26,7 @@ public final class MountedCertificate {
     public ServingCertificate load() {
         try {
             seen = stamp();
-            List<java.security.cert.X509Certificate> chain = Pem.readCertificates(Files.readString(cert), cert.toString());
+            List<X509Certificate> chain = Pem.readCertificates(Files.readString(cert), cert.toString());
             var caCert = ca != null && Files.exists(ca) ? Pem.readCertificates(Files.readString(ca), ca.toString()).getFirst() : chain.getLast();
             return new ServingCertificate(chain, Pem.readPrivateKey(Files.readString(key), key.toString()), caCert);
         } catch (IOException e) {

@@ -6,6 +6,7 @@ import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
+import org.bouncycastle.util.io.pem.PemGenerationException;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -56,7 +57,7 @@ public final class Pem {
     public static String privateKey(PrivateKey key) {
         try {
             return write(new JcaPKCS8Generator(key, null));
-        } catch (org.bouncycastle.util.io.pem.PemGenerationException e) {
+        } catch (PemGenerationException e) {
             throw new IllegalArgumentException("cannot write the private key as PKCS#8: " + e.getMessage(), e);
         }
     }

@@ -15,6 +15,7 @@ import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
+import java.io.IOException;
 import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
@@ -62,7 +63,7 @@ public final class SelfSigned {
                     .addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(caCert));
             X509Certificate leafCert = sign(leaf, caKeys);
             return new ServingCertificate(List.of(leafCert), leafKeys.getPrivate(), caCert);
-        } catch (GeneralSecurityException | OperatorCreationException | java.io.IOException e) {
+        } catch (GeneralSecurityException | OperatorCreationException | IOException e) {
             throw new IllegalStateException("cannot make a self-signed certificate: " + e.getMessage(), e);
         }
     }

@@ -2,10 +2,13 @@ package io.mpshare.admission.tls;
 
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
+import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -30,7 +33,7 @@ public record ServingCertificate(List<X509Certificate> chain, PrivateKey key, X5
     public String caPem() { return Pem.certificates(List.of(ca)); }
 
     /** True when the leaf is valid at {@code at} and stays valid for {@code margin} more. */
-    public boolean validFor(Instant at, java.time.Duration margin) {
+    public boolean validFor(Instant at, Duration margin) {
         return !leaf().getNotBefore().toInstant().isAfter(at) && leaf().getNotAfter().toInstant().isAfter(at.plus(margin));
     }
 
@@ -41,7 +44,7 @@ public record ServingCertificate(List<X509Certificate> chain, PrivateKey key, X5
             if (sans == null) return dnsNames.isEmpty();
             var names = sans.stream().filter(l -> (Integer) l.get(0) == 2).map(l -> (String) l.get(1)).toList();
             return names.containsAll(dnsNames);
-        } catch (java.security.cert.CertificateParsingException e) {
+        } catch (CertificateParsingException e) {
             return false;
         }
     }
@@ -57,7 +60,7 @@ public record ServingCertificate(List<X509Certificate> chain, PrivateKey key, X5
             SSLContext ctx = SSLContext.getInstance("TLS");
             ctx.init(kmf.getKeyManagers(), null, null);
             return ctx;
-        } catch (GeneralSecurityException | java.io.IOException e) {
+        } catch (GeneralSecurityException | IOException e) {
             throw new IllegalStateException("cannot build the TLS context from the serving certificate: " + e.getMessage(), e);
         }
     }

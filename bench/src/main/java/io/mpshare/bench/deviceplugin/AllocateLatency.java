@@ -1,9 +1,14 @@
 package io.mpshare.bench.deviceplugin;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.codec.AllocationCodec;
@@ -14,15 +19,21 @@ import io.mpshare.core.model.Gpu;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.deviceplugin.allocation.AllocationManager;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateRequest;
+import io.mpshare.deviceplugin.api.v1beta1.AllocateResponse;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateRequest;
 import io.mpshare.deviceplugin.api.v1beta1.DevicePluginGrpc;
+import io.mpshare.deviceplugin.api.v1beta1.ListAndWatchResponse;
+import io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationRequest;
+import io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationResponse;
 import io.mpshare.deviceplugin.devices.DeviceIds;
 import io.mpshare.deviceplugin.devices.HealthState;
 import io.mpshare.deviceplugin.kubelet.MemoryHandler;
+import io.mpshare.deviceplugin.kubelet.ResourceHandler;
 import io.mpshare.deviceplugin.kubelet.ResourceServer;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
 import io.mpshare.kube.KubePod;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,6 +42,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Allocate latency as kubelet sees it: a blocking gRPC call over a unix socket to the real {@link ResourceServer},
@@ -55,13 +68,13 @@ public final class AllocateLatency {
         var group = UnixSockets.newGroup(2);
         var handler = new SwitchableHandler(inv);
         // as DevicePluginNode serves it: on the event loop, a worker only for calls that must wait
-        var service = new ResourceServer(handler, java.util.concurrent.Executors.newCachedThreadPool());
+        var service = new ResourceServer(handler, Executors.newCachedThreadPool());
         var server = UnixSockets.serve(sock, group, service.direct(), service);
         // the client stands in for kubelet (Go): run its callbacks on the event loop, no extra hand-off of ours
-        var channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder
-                .forAddress(new io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress(sock.toString()))
-                .channelType(io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel.class)
-                .withOption(io.grpc.netty.shaded.io.netty.channel.ChannelOption.SO_KEEPALIVE, null)
+        var channel = NettyChannelBuilder
+                .forAddress(new DomainSocketAddress(sock.toString()))
+                .channelType(EpollDomainSocketChannel.class)
+                .withOption(ChannelOption.SO_KEEPALIVE, null)
                 .eventLoopGroup(group).usePlaintext().directExecutor().build();
         var stub = DevicePluginGrpc.newBlockingStub(channel);
         List<Pod> pods = pods(inv, podsPerNode);
@@ -69,9 +82,9 @@ public final class AllocateLatency {
         long[] lat = new long[rounds * podsPerNode];
         long[] direct = new long[rounds * podsPerNode];
         long[] cpu = new long[rounds * podsPerNode];
-        var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        var threads = ManagementFactory.getThreadMXBean();
         int n = 0, d = 0;
-        var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long cpu0 = 0, cpuTimed = 0;
         for (int r = 0; r < warmup + rounds; r++) {
             var manager = AllocateOverSocket.manager(inv, pods);
@@ -121,7 +134,7 @@ public final class AllocateLatency {
         UnixSockets.shutdown(channel);
         UnixSockets.shutdown(server);
         System.exit(0);
-        group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     static List<Pod> pods(NodeInventory inv, int count) { return pods(inv, count, 2); }
@@ -154,7 +167,7 @@ public final class AllocateLatency {
     }
 
     /** Lets one gRPC server serve a fresh manager each round. */
-    private static final class SwitchableHandler implements io.mpshare.deviceplugin.kubelet.ResourceHandler {
+    private static final class SwitchableHandler implements ResourceHandler {
         private final NodeInventory inv;
         private volatile MemoryHandler delegate;
 
@@ -164,16 +177,16 @@ public final class AllocateLatency {
 
         @Override public String resourceName() { return Names.RESOURCE_GPU_MEM; }
 
-        @Override public io.mpshare.deviceplugin.api.v1beta1.ListAndWatchResponse devices() { return delegate.devices(); }
+        @Override public ListAndWatchResponse devices() { return delegate.devices(); }
 
-        @Override public io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationResponse preferred(
-                io.mpshare.deviceplugin.api.v1beta1.PreferredAllocationRequest r) { return delegate.preferred(r); }
+        @Override public PreferredAllocationResponse preferred(
+                PreferredAllocationRequest r) { return delegate.preferred(r); }
 
-        @Override public io.mpshare.deviceplugin.api.v1beta1.AllocateResponse allocate(AllocateRequest r) throws AllocateRefused {
+        @Override public AllocateResponse allocate(AllocateRequest r) throws AllocateRefused {
             return delegate.allocate(r);
         }
 
-        @Override public io.mpshare.deviceplugin.api.v1beta1.AllocateResponse tryAllocate(AllocateRequest r) throws AllocateRefused {
+        @Override public AllocateResponse tryAllocate(AllocateRequest r) throws AllocateRefused {
             return delegate.tryAllocate(r);
         }
     }

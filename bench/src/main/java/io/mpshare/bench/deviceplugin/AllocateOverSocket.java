@@ -1,6 +1,10 @@
 package io.mpshare.bench.deviceplugin;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.model.Gpu;
@@ -28,6 +32,7 @@ import io.mpshare.deviceplugin.kubelet.ResourceServer;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
 import io.mpshare.kube.node.NodeBookings;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -86,10 +91,10 @@ public final class AllocateOverSocket {
         var inv = inventory();
         List<Pod> list = AllocateLatency.pods(inv, pods, 4);
         var group = UnixSockets.newGroup(1);
-        var channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder
-                .forAddress(new io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress(sock.toString()))
-                .channelType(io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel.class)
-                .withOption(io.grpc.netty.shaded.io.netty.channel.ChannelOption.SO_KEEPALIVE, null)
+        var channel = NettyChannelBuilder
+                .forAddress(new DomainSocketAddress(sock.toString()))
+                .channelType(EpollDomainSocketChannel.class)
+                .withOption(ChannelOption.SO_KEEPALIVE, null)
                 .eventLoopGroup(group).usePlaintext().directExecutor().build();
         var stub = DevicePluginGrpc.newBlockingStub(channel);
         int warmup = Math.max(10, rounds / 5);
@@ -119,7 +124,7 @@ public final class AllocateOverSocket {
         }
         Arrays.sort(alloc, 0, n);
         Arrays.sort(empty, 0, n);
-        double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+        double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
         System.out.printf("Allocate over gRPC, %d waiting pods, %d calls: p50 %.0f us, p99 %.0f us, p99.9 %.0f us, max %.0f us%n",
                 pods, n, alloc[n / 2] / 1e3, alloc[(int) (n * 0.99)] / 1e3, alloc[(int) (n * 0.999)] / 1e3, alloc[n - 1] / 1e3);
         System.out.printf("baseline, empty GetDevicePluginOptions in the same loop: p50 %.0f us, p99 %.0f us, p99.9 %.0f us, max %.0f us;"

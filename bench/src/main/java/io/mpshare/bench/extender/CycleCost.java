@@ -15,6 +15,7 @@ import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.logging.LogManager;
 
 import static io.mpshare.bench.extender.ExtenderLoad.arg;
 import static io.mpshare.bench.extender.ExtenderLoad.extender;
@@ -35,7 +36,7 @@ public final class CycleCost {
     private CycleCost() {}
 
     public static void main(String[] args) throws Exception {
-        java.util.logging.LogManager.getLogManager().reset();
+        LogManager.getLogManager().reset();
         int nodes = arg(args, 0, 5_000), pods = arg(args, 1, 40_000), cycles = arg(args, 2, 3_000), warmup = arg(args, 3, 2_000);
         String policyName = args.length > 4 ? args[4] : SchedulerExtender.DEFAULT_POLICY;
         Ledger ledger = new Ledger(InstantSource.system(), Duration.ofMinutes(5));

@@ -5,12 +5,14 @@ import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.ledger.AssumeResult;
 import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.Gpu;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.BinpackPolicy;
+import io.mpshare.core.policy.Evaluation;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.kube.KubePod;
@@ -34,6 +36,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -42,10 +48,13 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.IntFunction;
+import java.util.function.IntPredicate;
 
 /**
  * Filter load against the extender, and against the floor, in one run.
@@ -64,8 +73,8 @@ import java.util.concurrent.Executors;
  */
 public final class ExtenderLoad {
     public static void main(String[] args) throws Exception {
-        if (args.length > 0 && args[0].equals("serve")) { SplitRun.serve(java.util.Arrays.copyOfRange(args, 1, args.length)); return; }
-        if (args.length > 0 && args[0].equals("load")) { SplitRun.load(java.util.Arrays.copyOfRange(args, 1, args.length)); return; }
+        if (args.length > 0 && args[0].equals("serve")) { SplitRun.serve(Arrays.copyOfRange(args, 1, args.length)); return; }
+        if (args.length > 0 && args[0].equals("load")) { SplitRun.load(Arrays.copyOfRange(args, 1, args.length)); return; }
         int nodes = arg(args, 0, 5_000), pods = arg(args, 1, 40_000), clients = arg(args, 2, 16);
         int warmup = arg(args, 3, 30), measure = arg(args, 4, 15), threads = arg(args, 5, Runtime.getRuntime().availableProcessors());
         int core = arg(args, 6, 30);
@@ -104,7 +113,7 @@ public final class ExtenderLoad {
     }
 
     /**
-     * The extender as the product wires it for kube-scheduler (issue 12): pipelining holds on, the stale-room re-read
+     * The extender as the product wires it for kube-scheduler: pipelining holds on, the stale-room re-read
      * and the body cap in the path, verbs from loopback only; no API server (binds fail, the re-read finds nothing).
      */
     static ExtenderHttpServer extender(Ledger ledger, PlacementPolicy policy, int threads) throws IOException {
@@ -126,9 +135,9 @@ public final class ExtenderLoad {
     static PlacementPolicy uidBySnapshot(PlacementPolicy p) {
         return new PlacementPolicy() {
             @Override public String name() { return p.name(); }
-            @Override public io.mpshare.core.policy.Evaluation evaluate(io.mpshare.core.ledger.NodeState n, GpuDemand d) { return p.evaluate(n, d); }
-            @Override public long score(io.mpshare.core.ledger.NodeState n, GpuDemand d) { return p.score(n, d); }
-            @Override public boolean fits(io.mpshare.core.ledger.NodeState n, GpuDemand d) { return p.fits(n, d); }
+            @Override public Evaluation evaluate(NodeState n, GpuDemand d) { return p.evaluate(n, d); }
+            @Override public long score(NodeState n, GpuDemand d) { return p.score(n, d); }
+            @Override public boolean fits(NodeState n, GpuDemand d) { return p.fits(n, d); }
             @Override public boolean fitsByRoom(GpuDemand d) { return p.fitsByRoom(d); }
         };
     }
@@ -138,7 +147,7 @@ public final class ExtenderLoad {
     }
 
     /** {@code clients} closed-loop clients; client {@code c} sends {@code payloadOf.apply(c)} back to back. */
-    static Result run(String name, InetSocketAddress addr, String path, java.util.function.IntFunction<byte[]> payloadOf, int clients, int warmup, int measure) throws Exception {
+    static Result run(String name, InetSocketAddress addr, String path, IntFunction<byte[]> payloadOf, int clients, int warmup, int measure) throws Exception {
         return run(name, addr, path, payloadOf, clients, warmup, measure, null).get(0);
     }
 
@@ -146,9 +155,9 @@ public final class ExtenderLoad {
      * {@link #run}, and when {@code group} is given, one more row for the clients it selects and one for the others
      * (named {@code group}'s two names), from the same measurement.
      */
-    record Group(java.util.function.IntPredicate in, String inName, String outName) {}
+    record Group(IntPredicate in, String inName, String outName) {}
 
-    static List<Result> run(String name, InetSocketAddress addr, String path, java.util.function.IntFunction<byte[]> payloadOf, int clients, int warmup, int measure,
+    static List<Result> run(String name, InetSocketAddress addr, String path, IntFunction<byte[]> payloadOf, int clients, int warmup, int measure,
                             Group group) throws Exception {
         long[][] lat = new long[clients][];
         int[] count = new int[clients];
@@ -193,7 +202,7 @@ public final class ExtenderLoad {
         return out;
     }
 
-    private static Result result(String name, long[][] lat, int[] count, java.util.function.IntPredicate clients, int measure) {
+    private static Result result(String name, long[][] lat, int[] count, IntPredicate clients, int measure) {
         int total = 0;
         for (int c = 0; c < count.length; c++) if (clients.test(c)) total += count[c];
         long[] all = new long[total];
@@ -209,11 +218,11 @@ public final class ExtenderLoad {
     }
 
     static byte[] once(InetSocketAddress addr, String path, byte[] payload) throws IOException {
-        var http = java.net.http.HttpClient.newHttpClient();
+        var http = HttpClient.newHttpClient();
         try {
-            var req = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + addr.getPort() + path))
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(payload)).build();
-            return http.send(req, java.net.http.HttpResponse.BodyHandlers.ofByteArray()).body();
+            var req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + addr.getPort() + path))
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(payload)).build();
+            return http.send(req, HttpResponse.BodyHandlers.ofByteArray()).body();
         } catch (InterruptedException e) {
             throw new IOException(e);
         }
@@ -269,13 +278,13 @@ public final class ExtenderLoad {
         }
 
         /** The UID preloaded pod {@code p} runs as, or none. */
-        java.util.OptionalLong pod(int p) {
-            return (p * 37 % 100) < podPercent ? java.util.OptionalLong.of(1000 + p % uids) : java.util.OptionalLong.empty();
+        OptionalLong pod(int p) {
+            return (p * 37 % 100) < podPercent ? OptionalLong.of(1000 + p % uids) : OptionalLong.empty();
         }
 
         /** The UID client {@code c} of {@code clients} sends its pod with, or none. */
-        java.util.OptionalLong request(int c, int clients) {
-            return c * 100 < requestPercent * clients ? java.util.OptionalLong.of(1000 + c % uids) : java.util.OptionalLong.empty();
+        OptionalLong request(int c, int clients) {
+            return c * 100 < requestPercent * clients ? OptionalLong.of(1000 + c % uids) : OptionalLong.empty();
         }
 
         @Override public String toString() {
@@ -319,15 +328,15 @@ public final class ExtenderLoad {
         return names;
     }
 
-    static GpuDemand withUid(GpuDemand d, java.util.OptionalLong uid) {
+    static GpuDemand withUid(GpuDemand d, OptionalLong uid) {
         return new GpuDemand(d.gpuCount(), d.chargeMib(), d.chargeCore(), d.reserveMib(), d.requestedMib(), d.containers(), uid);
     }
 
     /** kube-scheduler's ExtenderArgs for a realistic training pod that sets no runAsUser, with every node name. */
-    static byte[] payload(List<String> names, int core) { return payload(names, core, java.util.OptionalLong.empty()); }
+    static byte[] payload(List<String> names, int core) { return payload(names, core, OptionalLong.empty()); }
 
     /** The same pod running as {@code uid} (pod-level {@code securityContext.runAsUser}), or as its image's user. */
-    static byte[] payload(List<String> names, int core, java.util.OptionalLong uid) {
+    static byte[] payload(List<String> names, int core, OptionalLong uid) {
         String pod = core > 0 ? POD.replace("\"aliyun.com/gpu-core.percentage\":\"30\"", "\"aliyun.com/gpu-core.percentage\":\"" + core + "\"")
                 : POD.replace(",\"aliyun.com/gpu-core.percentage\":\"30\"", "");
         pod = pod.replace("\"securityContext\":{\"runAsUser\":1000}", uid.isPresent() ? "\"securityContext\":{\"runAsUser\":" + uid.getAsLong() + "}" : "\"securityContext\":{}");

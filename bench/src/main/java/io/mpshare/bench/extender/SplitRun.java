@@ -7,11 +7,13 @@ import io.mpshare.scheduler.SchedulerExtender;
 import io.mpshare.scheduler.policy.LearnedFragmentationPolicy;
 
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 
 import static io.mpshare.bench.extender.ExtenderLoad.*;
@@ -47,7 +49,7 @@ final class SplitRun {
         System.out.printf(Locale.ROOT, "server: policy %s, %s; %d server threads, %d CPUs, reply %d bytes (pod without UID)%n", policy.name(), mix, threads,
                 Runtime.getRuntime().availableProcessors(), reply.length);
         for (int u = 0; u < Math.min(mix.uids(), 2) && mix.requestPercent() > 0; u++) {
-            String r = new String(once(addr, Names.EXTENDER_PREFIX + "/filter", payload(names, core, java.util.OptionalLong.of(1000 + u))), java.nio.charset.StandardCharsets.UTF_8);
+            String r = new String(once(addr, Names.EXTENDER_PREFIX + "/filter", payload(names, core, OptionalLong.of(1000 + u))), StandardCharsets.UTF_8);
             int kept = r.indexOf("\"NodeNames\":[") < 0 ? 0 : r.substring(r.indexOf("\"NodeNames\":["), r.indexOf(']', r.indexOf("\"NodeNames\":["))).split(",").length;
             System.out.printf(Locale.ROOT, "server: pod of UID %d: reply %d bytes, %d of %d nodes kept%n", 1000 + u, r.length(), kept, nodes);
         }

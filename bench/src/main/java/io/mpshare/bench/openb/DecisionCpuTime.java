@@ -2,7 +2,9 @@ package io.mpshare.bench.openb;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * The per-decision cost of {@link FragmentationBenchmark} as <em>CPU time</em> of the measuring thread,
@@ -13,7 +15,7 @@ public final class DecisionCpuTime {
     private DecisionCpuTime() {}
 
     /** Operations timed in one run: each returns a value kept so the JIT cannot drop the work. */
-    record Op(String name, java.util.function.LongSupplier call) {}
+    record Op(String name, LongSupplier call) {}
 
     /**
      * Calls every op {@code n} times (warm-up), then each op {@code n} times alone, and prints the thread CPU time per
@@ -23,7 +25,7 @@ public final class DecisionCpuTime {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         long sink = 0;
         for (int i = 0; i < n; i++) for (Op op : ops) sink += op.call().getAsLong();
-        var each = new java.util.ArrayList<String>();
+        var each = new ArrayList<String>();
         for (Op op : ops) {
             long t0 = mx.getCurrentThreadCpuTime();
             for (int i = 0; i < n; i++) sink += op.call().getAsLong();

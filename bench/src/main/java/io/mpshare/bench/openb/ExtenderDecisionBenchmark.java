@@ -58,7 +58,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@link #decideGpuOnly}: baseline in the same run: the same filter and prioritize with the same learned
  *       mix but without host CPU and memory (what the extender did before).</li>
  * </ul>
- * Target: at most 300 µs of CPU per decision (issue 13). Run with {@code -prof io.mpshare.bench.CpuTimeProfiler}
+ * Target: at most 300 µs of CPU per decision. Run with {@code -prof io.mpshare.bench.CpuTimeProfiler}
  * on a shared machine.
  */
 @State(Scope.Benchmark)

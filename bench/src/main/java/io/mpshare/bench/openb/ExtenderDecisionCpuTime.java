@@ -1,6 +1,7 @@
 package io.mpshare.bench.openb;
 
 import java.util.List;
+import java.util.logging.LogManager;
 
 /**
  * The per-decision cost of {@link ExtenderDecisionBenchmark} as <em>CPU time</em> of the measuring thread, with
@@ -11,7 +12,7 @@ public final class ExtenderDecisionCpuTime {
     private ExtenderDecisionCpuTime() {}
 
     public static void main(String[] args) {
-        java.util.logging.LogManager.getLogManager().reset(); // the cluster view logs every node it is offered
+        LogManager.getLogManager().reset(); // the cluster view logs every node it is offered
         int decisions = args.length > 0 ? Integer.parseInt(args[0]) : 5_000;
         for (String fill : new String[] {"0.5", "0.9"}) {
             var b = new ExtenderDecisionBenchmark();

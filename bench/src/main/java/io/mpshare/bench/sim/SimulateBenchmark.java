@@ -1,5 +1,6 @@
 package io.mpshare.bench.sim;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.mpshare.core.Names;
 import io.mpshare.sim.ClusterShape;
 import io.mpshare.sim.Progress;
@@ -11,12 +12,13 @@ import io.mpshare.sim.model.SharingModel;
 import io.mpshare.sim.workload.DefaultWorkload;
 import io.mpshare.sim.workload.Workload;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * The simulate target of issue 2: 100,000 pod arrivals on 1,000 nodes x 8 H200, all four policies
+ * The simulate target: 100,000 pod arrivals on 1,000 nodes x 8 H200, all four policies
  * (each run twice: on the fixed cluster and elastic), in at most 20 s on 2 cores. A main()-style
  * benchmark (one run takes seconds, so JMH's machinery adds nothing): one warm-up run at a tenth of the
  * size, then {@code repeats} measured runs; prints each run's wall time, the best and the median.
@@ -30,7 +32,7 @@ import java.util.Locale;
 public final class SimulateBenchmark {
     private SimulateBenchmark() {}
 
-    /** The four policies issue 2's target counts (the default run of mpshare simulate also has fragmentation, evaluated on every node). */
+    /** The four policies the target counts (the default run of mpshare simulate also has fragmentation, evaluated on every node). */
     static final List<String> FOUR = List.of("binpack", "spread", "slices", "whole");
 
     public static void main(String[] args) {
@@ -47,8 +49,8 @@ public final class SimulateBenchmark {
         System.out.printf(Locale.ROOT, "best %.2f s, median %.2f s (target <= 20 s on 2 cores)%n", times.getFirst(), times.get(times.size() / 2));
     }
 
-    private static final com.sun.management.OperatingSystemMXBean OS =
-            (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    private static final OperatingSystemMXBean OS =
+            (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     /**
      * One full simulation: workload generation plus all policies, fixed and elastic. Returns wall seconds.

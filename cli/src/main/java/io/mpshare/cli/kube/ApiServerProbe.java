@@ -14,6 +14,7 @@ import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
 
 /**
  * One {@code GET /version} before anything else starts, with a short timeout and no retries, so that a server that is
@@ -56,8 +57,8 @@ public final class ApiServerProbe {
         String fix = "Check the cluster's server: in the kubeconfig, or choose another with --kubeconfig / --context";
         if (has(failure, UnresolvedAddressException.class) || has(failure, UnknownHostException.class))
             return new Result.Unreachable("the host " + server.getHost() + " does not resolve", fix);
-        if (has(failure, javax.net.ssl.SSLException.class))
-            return new Result.Unreachable("TLS failed (" + deepest(failure, javax.net.ssl.SSLException.class) + ")",
+        if (has(failure, SSLException.class))
+            return new Result.Unreachable("TLS failed (" + deepest(failure, SSLException.class) + ")",
                     "Check certificate-authority(-data) of the cluster in the kubeconfig, and that the URL is the API server's");
         if (has(failure, HttpTimeoutException.class) || has(failure, SocketTimeoutException.class) || has(failure, TimeoutException.class))
             return new Result.Unreachable("no answer within " + timeout.toSeconds() + " s", "Is the API server up and this address reachable (firewall, VPN)? " + fix);

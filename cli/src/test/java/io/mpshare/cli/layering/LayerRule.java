@@ -1,5 +1,7 @@
 package io.mpshare.cli.layering;
 
+import io.mpshare.testing.ClassRefs;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +12,7 @@ import java.util.function.Predicate;
  *
  * @param what      the rule, as a person reads it in a failure
  * @param applies   which classes (by binary name) the rule is about
- * @param forbidden which referred types (by binary name) break it
+ * @param forbidden which referred types (by binary name; members as {@code Owner.member}) break it
  */
 record LayerRule(String what, Predicate<String> applies, Predicate<String> forbidden) {
     /** {@code "<class> refers to <type>"} for each break in {@code classes}; empty when the rule holds. */
@@ -18,7 +20,7 @@ record LayerRule(String what, Predicate<String> applies, Predicate<String> forbi
         List<String> out = new ArrayList<>();
         classes.forEach((name, bytes) -> {
             if (!applies.test(name)) return;
-            for (String type : ClassRefs.referencedTypes(bytes)) if (forbidden.test(type)) out.add(name + " refers to " + type);
+            for (String type : ClassRefs.targets(bytes)) if (forbidden.test(type)) out.add(name + " refers to " + type);
         });
         return out;
     }

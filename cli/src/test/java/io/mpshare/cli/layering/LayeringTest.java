@@ -6,6 +6,7 @@ import io.mpshare.core.ledger.Ledger;
 import io.mpshare.inspect.ClusterReader;
 import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.SchedulerExtender;
+import io.mpshare.testing.ClassRefs;
 import io.mpshare.upgrade.kube.KubeNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LayeringTest {
     /** A module by a class of its: where its compiled main classes are. */
     record Module(String name, Class<?> marker) {
-        Map<String, byte[]> classes() { return ClassRefs.moduleOf(marker); }
+        Map<String, byte[]> classes() { return ClassRefs.classesOf(marker); }
 
         @Override public String toString() { return name; }
     }
@@ -66,10 +67,10 @@ class LayeringTest {
 
     @Test
     void classRefs_seeFieldsParametersSignaturesAndClassEntries() {
-        assertThat(ClassRefs.referencedTypes(synthetic("a.B", "c.D", "e.F"))).contains("c.D", "e.F");
-        assertThat(ClassRefs.referencedTypes(ClassRefs.moduleOf(PodReadingFixture.class).get(PodReadingFixture.class.getName())))
+        assertThat(ClassRefs.targets(synthetic("a.B", "c.D", "e.F"))).contains("c.D", "e.F");
+        assertThat(ClassRefs.targets(ClassRefs.classesOf(PodReadingFixture.class).get(PodReadingFixture.class.getName())))
                 .as("a type only in a generic signature").contains("io.fabric8.kubernetes.api.model.Pod");
-        assertThat(ClassRefs.referencedTypes(ClassRefs.moduleOf(KubePod.class).get(KubePod.class.getName())))
+        assertThat(ClassRefs.targets(ClassRefs.classesOf(KubePod.class).get(KubePod.class.getName())))
                 .as("kube itself reads the Pod (the checker sees it at all)").contains("io.fabric8.kubernetes.api.model.Pod");
     }
 
@@ -78,7 +79,7 @@ class LayeringTest {
         var bad = Map.of("io.mpshare.core.ledger.Broken", synthetic("io.mpshare.core.ledger.Broken", "io.mpshare.core.policy.PlacementPolicy", "java.lang.String"));
         assertThat(LEDGER_KNOWS_NO_POLICY.violations(bad)).containsExactly("io.mpshare.core.ledger.Broken refers to io.mpshare.core.policy.PlacementPolicy");
 
-        Map<String, byte[]> core = ClassRefs.moduleOf(Ledger.class);
+        Map<String, byte[]> core = ClassRefs.classesOf(Ledger.class);
         assertThat(core).containsKey("io.mpshare.core.ledger.Ledger");
         assertThat(LEDGER_KNOWS_NO_POLICY.violations(core)).as(LEDGER_KNOWS_NO_POLICY.what()).isEmpty();
     }
@@ -91,7 +92,7 @@ class LayeringTest {
                 "io.mpshare.scheduler.bind.Broken refers to io.mpshare.scheduler.verbs.Verbs",
                 "io.mpshare.scheduler.bind.Broken refers to io.mpshare.scheduler.http.WireReader");
 
-        Map<String, byte[]> scheduler = ClassRefs.moduleOf(SchedulerExtender.class);
+        Map<String, byte[]> scheduler = ClassRefs.classesOf(SchedulerExtender.class);
         assertThat(scheduler).containsKey("io.mpshare.scheduler.bind.Binder");
         assertThat(BIND_BELOW_VERBS.violations(scheduler)).as(BIND_BELOW_VERBS.what()).isEmpty();
     }
@@ -101,10 +102,10 @@ class LayeringTest {
         var bad = Map.of("io.mpshare.scheduler.cluster.Broken", synthetic("io.mpshare.scheduler.cluster.Broken",
                 "java.lang.String", "io.fabric8.kubernetes.api.model.Pod"));
         assertThat(ONLY_KUBE_READS_PODS.violations(bad)).containsExactly("io.mpshare.scheduler.cluster.Broken refers to io.fabric8.kubernetes.api.model.Pod");
-        var fixture = ClassRefs.moduleOf(PodReadingFixture.class);
+        var fixture = ClassRefs.classesOf(PodReadingFixture.class);
         assertThat(ONLY_KUBE_READS_PODS.violations(Map.of(PodReadingFixture.class.getName(), fixture.get(PodReadingFixture.class.getName()))))
                 .containsExactly(PodReadingFixture.class.getName() + " refers to io.fabric8.kubernetes.api.model.Pod");
-        assertThat(ONLY_KUBE_READS_PODS.violations(ClassRefs.moduleOf(KubePod.class))).as("kube is the edge: exempt").isEmpty();
+        assertThat(ONLY_KUBE_READS_PODS.violations(ClassRefs.classesOf(KubePod.class))).as("kube is the edge: exempt").isEmpty();
     }
 
     @ParameterizedTest(name = "{0}")

@@ -2,8 +2,10 @@ package io.mpshare.core.ledger;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Map;
 
 /**
  * A compact index for the filter: node name → slot in an open-addressing table, and per slot the node's
@@ -116,7 +118,7 @@ public final class FitIndex {
     /** Whether a UID is kept inline (see {@link #MAX_UID}); a pod of another UID is asked of the snapshot. */
     public static boolean inlineUid(long uid) { return uid >= 0 && uid < MAX_UID; }
 
-    private static long uidSummary(java.util.Map<Long, Integer> uids) {
+    private static long uidSummary(Map<Long, Integer> uids) {
         if (uids.isEmpty()) return 0;
         if (uids.size() > 1) return MANY_UIDS;
         long u = uids.keySet().iterator().next();
@@ -180,7 +182,7 @@ public final class FitIndex {
         return h ^ (h >>> 16);
     }
 
-    private static final VarHandle LE = MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long K = 0x9E3779B97F4A7C15L;
 
     /**

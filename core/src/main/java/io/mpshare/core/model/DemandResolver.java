@@ -5,6 +5,7 @@ import io.mpshare.core.Names;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Turns a pod's container requests into the per-GPU charge the ledger books.
@@ -28,7 +29,7 @@ public final class DemandResolver {
     public DemandResolver(long reserveMib, MemoryUnit unit) {
         if (reserveMib < 0) throw new IllegalArgumentException("context reserve must be >= 0 MiB");
         this.reserveMib = reserveMib;
-        this.unit = java.util.Objects.requireNonNull(unit, "unit");
+        this.unit = Objects.requireNonNull(unit, "unit");
     }
 
     public long reserveMib() { return reserveMib; }

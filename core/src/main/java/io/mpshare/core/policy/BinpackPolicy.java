@@ -1,5 +1,6 @@
 package io.mpshare.core.policy;
 
+import io.mpshare.core.Names;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 
@@ -16,7 +17,7 @@ public final class BinpackPolicy implements PlacementPolicy {
 
     public BinpackPolicy() { this(false); }
 
-    @Override public String name() { return io.mpshare.core.Names.POLICY_BINPACK; }
+    @Override public String name() { return Names.POLICY_BINPACK; }
 
     @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
         return Ranked.choose(s, d, uidRule, false);

@@ -1,5 +1,6 @@
 package io.mpshare.core.policy;
 
+import io.mpshare.core.Names;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 
@@ -40,7 +41,7 @@ public final class Fitting {
      * whatever its size (docs/extender.md, "Reasons").
      */
     public static Evaluation explain(NodeState s, GpuDemand d, int found) {
-        String mem = io.mpshare.core.Names.RESOURCE_GPU_MEM, count = io.mpshare.core.Names.LABEL_GPU_COUNT;
+        String mem = Names.RESOURCE_GPU_MEM, count = Names.LABEL_GPU_COUNT;
         String each = amount(d.chargeMib()) + (d.gpuCount() > 1 ? " each" : "");
         if (s.gpuCount() == 0)
             return new Evaluation.Unresolvable("node publishes no mpshare GPUs: check its mpshare device plugin");
@@ -64,7 +65,7 @@ public final class Fitting {
             return new Evaluation.Unfit(gpus + " with " + each + " free (" + needText(d) + "): wait, or lower " + mem
                     + (d.gpuCount() > 1 ? " or " + count : ""));
         return new Evaluation.Unfit(gpus + " with " + each + " and " + d.chargeCore() + " percent of cores free: wait, or lower "
-                + io.mpshare.core.Names.RESOURCE_GPU_CORE);
+                + Names.RESOURCE_GPU_CORE);
     }
 
     /** How the charge per GPU comes about, in words (no node in it; no percent sign). */

@@ -1,5 +1,6 @@
 package io.mpshare.core.policy;
 
+import io.mpshare.core.Names;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 
@@ -99,7 +100,7 @@ public final class FragmentationPolicy implements PlacementPolicy {
 
     public TaskMix mix() { return mix; }
 
-    @Override public String name() { return io.mpshare.core.Names.POLICY_FRAGMENTATION; }
+    @Override public String name() { return Names.POLICY_FRAGMENTATION; }
 
     /**
      * Per GPU size. For a host level h (how many CPU levels and memory levels the node can host, combined),

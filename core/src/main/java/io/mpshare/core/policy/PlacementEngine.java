@@ -1,5 +1,6 @@
 package io.mpshare.core.policy;
 
+import io.mpshare.core.Names;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.AssumeResult;
 import io.mpshare.core.ledger.FitIndex;
@@ -138,8 +139,8 @@ public final class PlacementEngine {
     }
 
     /** The reason for a node the ledger does not know (the same words for every such node, so kube-scheduler groups them). */
-    public static final String NO_INVENTORY = "not an mpshare GPU node (publishes no mpshare GPU inventory): label it " + io.mpshare.core.Names.NODE_LABEL_SCHEDULE + "="
-            + io.mpshare.core.Names.NODE_LABEL_SCHEDULE_MPS + " and run the mpshare device plugin there";
+    public static final String NO_INVENTORY = "not an mpshare GPU node (publishes no mpshare GPU inventory): label it " + Names.NODE_LABEL_SCHEDULE + "="
+            + Names.NODE_LABEL_SCHEDULE_MPS + " and run the mpshare device plugin there";
 
     /**
      * {@link #filter(GpuDemand, byte[], int[], int[], int[], int)} for the pod {@code self}: its own booking (a

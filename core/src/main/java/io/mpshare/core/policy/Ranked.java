@@ -2,6 +2,7 @@ package io.mpshare.core.policy;
 
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
+import java.util.Arrays;
 
 /** Shared engine of binpack and spread: pick the k candidates with least (or most) free memory, ties by index. */
 final class Ranked {
@@ -40,7 +41,7 @@ final class Ranked {
         int[] chosen = new int[k];
         long leftover = 0;
         for (int i = 0; i < k; i++) chosen[i] = cand[i];
-        if (k > 1) java.util.Arrays.sort(chosen);
+        if (k > 1) Arrays.sort(chosen);
         for (int p : chosen) leftover += s.freeMib(p) - d.chargeMib();
         return new Evaluation.Fits(chosen, scoreOf(s, d, leftover, most));
     }

@@ -1,5 +1,6 @@
 package io.mpshare.core.policy;
 
+import io.mpshare.core.Names;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 
@@ -11,7 +12,7 @@ public final class SpreadPolicy implements PlacementPolicy {
 
     public SpreadPolicy() { this(false); }
 
-    @Override public String name() { return io.mpshare.core.Names.POLICY_SPREAD; }
+    @Override public String name() { return Names.POLICY_SPREAD; }
 
     @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
         return Ranked.choose(s, d, uidRule, true);

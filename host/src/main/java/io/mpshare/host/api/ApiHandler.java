@@ -9,6 +9,7 @@ import io.mpshare.host.AllocationRequest;
 import io.mpshare.host.Answer;
 import io.mpshare.host.CallerPolicy;
 import io.mpshare.host.CallerPolicy.Caller;
+import io.mpshare.host.HostOwners;
 import io.mpshare.host.PidOwners;
 import io.mpshare.host.HostService;
 import io.mpshare.host.state.JobRecord;
@@ -16,8 +17,10 @@ import io.mpshare.policing.CycleReport;
 import io.mpshare.policing.PolicerEvent;
 import io.mpshare.policing.Snapshot;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -140,7 +143,7 @@ public final class ApiHandler {
         ArrayNode others = o.putArray("otherProcesses");
         for (Snapshot.GpuSample g : cycle.map(c -> c.snapshot().gpus()).orElse(List.of()))
             for (Snapshot.ProcessSample p : g.processes())
-                if (p.podUid().isEmpty() || p.podUid().equals(io.mpshare.host.HostOwners.UNMANAGED)) others.addObject().put("pid", p.pid()).put("gpu", g.index()).put("usedMib", p.usedMib()).put("role", p.role().name());
+                if (p.podUid().isEmpty() || p.podUid().equals(HostOwners.UNMANAGED)) others.addObject().put("pid", p.pid()).put("gpu", g.index()).put("usedMib", p.usedMib()).put("role", p.role().name());
         ArrayNode events = o.putArray("events");
         for (PolicerEvent e : recentEvents.get())
             events.addObject().put("at", e.at().toString()).put("reason", e.reason()).put("job", e.podUid()).put("gpu", e.gpu())
@@ -156,7 +159,7 @@ public final class ApiHandler {
 
     /** Keeps the last {@code n} policer events for {@code ps}. */
     public static final class RecentEvents {
-        private final Deque<PolicerEvent> events = new java.util.ArrayDeque<>();
+        private final Deque<PolicerEvent> events = new ArrayDeque<>();
         private final int n;
 
         public RecentEvents(int n) { this.n = n; }
@@ -170,7 +173,7 @@ public final class ApiHandler {
     }
 
     static Map<String, String> envOf(JsonNode answer) {
-        Map<String, String> env = new java.util.LinkedHashMap<>();
+        Map<String, String> env = new LinkedHashMap<>();
         answer.path("env").properties().forEach(e -> env.put(e.getKey(), e.getValue().asText()));
         return env;
     }

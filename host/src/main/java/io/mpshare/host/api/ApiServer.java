@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.GroupPrincipal;
+import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.util.logging.Level;
@@ -53,7 +54,7 @@ public final class ApiServer implements AutoCloseable {
         Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-rw----"));
         if (group != null && !group.isBlank()) {
             GroupPrincipal g = socket.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByGroupName(group);
-            Files.getFileAttributeView(socket, java.nio.file.attribute.PosixFileAttributeView.class).setGroup(g);
+            Files.getFileAttributeView(socket, PosixFileAttributeView.class).setGroup(g);
         }
         this.root = rootPrincipal(socket);
         this.acceptor = Thread.ofPlatform().name("host-api").daemon().unstarted(this::acceptLoop);

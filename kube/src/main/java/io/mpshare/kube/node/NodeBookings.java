@@ -17,6 +17,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * One decoded and checked view of the bookings of this node's pods, fed by the node's pod informer (and its direct
@@ -37,7 +39,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * </ul>
  */
 public final class NodeBookings {
-    private static final System.Logger LOG = System.getLogger(NodeBookings.class.getName());
+    private static final Logger LOG = Logger.getLogger(NodeBookings.class.getName());
 
     /** Told about each pod of this node after it was read and checked. */
     public interface Listener {
@@ -163,8 +165,8 @@ public final class NodeBookings {
 
     private void report(PodKey key, String uid, BookingCheck.Distrusted d) {
         if (d.reason().equals(reported.put(uid, d.reason()))) return;
-        LOG.log(System.Logger.Level.WARNING, "{0} ({1}); the node counts {2}", d.reason(), d.why().label(),
-                booked.containsKey(uid) ? "the booking it last checked for the pod" : "no booking for the pod");
+        LOG.log(Level.WARNING, "{0} ({1}); the node counts {2}", new Object[] {d.reason(), d.why().label(),
+                booked.containsKey(uid) ? "the booking it last checked for the pod" : "no booking for the pod"});
         refusals.refused(key, d.why());
     }
 

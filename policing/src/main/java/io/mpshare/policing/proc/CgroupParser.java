@@ -1,5 +1,6 @@
 package io.mpshare.policing.proc;
 
+import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -59,10 +60,10 @@ public final class CgroupParser {
             // kind/containerd systemd form joins slice, prefix and id with ':' in one segment
             for (String piece : segment.split(":")) {
                 Matcher pm = POD.matcher(piece);
-                if (pm.find()) pod = pm.group(1).replace('_', '-').toLowerCase(java.util.Locale.ROOT);
+                if (pm.find()) pod = pm.group(1).replace('_', '-').toLowerCase(Locale.ROOT);
                 Matcher cm = CONTAINER.matcher(piece);
                 if (cm.matches()) {
-                    id = cm.group(2).toLowerCase(java.util.Locale.ROOT);
+                    id = cm.group(2).toLowerCase(Locale.ROOT);
                     runtime = runtimeName(cm.group(1));
                 }
             }
@@ -87,6 +88,6 @@ public final class CgroupParser {
     public static String bareId(String statusContainerId) {
         if (statusContainerId == null) return "";
         int i = statusContainerId.indexOf("://");
-        return (i < 0 ? statusContainerId : statusContainerId.substring(i + 3)).toLowerCase(java.util.Locale.ROOT);
+        return (i < 0 ? statusContainerId : statusContainerId.substring(i + 3)).toLowerCase(Locale.ROOT);
     }
 }

@@ -15,8 +15,9 @@ import io.mpshare.scheduler.cycle.AskReader;
 import io.mpshare.scheduler.cycle.HeldRoom;
 import io.mpshare.scheduler.cycle.PipelineHolds;
 
-import java.lang.System.Logger.Level;
 import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Binds a pod to the node kube-scheduler chose, and books its GPUs.
@@ -43,7 +44,7 @@ import java.util.Optional;
  * </ul>
  */
 public final class Binder {
-    private static final System.Logger LOG = System.getLogger(Binder.class.getName());
+    private static final Logger LOG = Logger.getLogger(Binder.class.getName());
     private final Ledger ledger;
     private final PlacementEngine engine;
     private final PipelineHolds holds;
@@ -88,9 +89,9 @@ public final class Binder {
         BindOutcome out = attempt(key, uid == null ? "" : uid, node, held);
         switch (out) {
             case BindOutcome.Bound b when b.allocation() != null -> LOG.log(Level.INFO, "bind pod={0} node={1} gpus={2} mib={3} outcome={4}",
-                    key, node, b.allocation().gpuIndices(), Long.toString(b.allocation().demand().chargeMib()), b.already() ? "already-bound" : "bound");
-            case BindOutcome.Bound b -> LOG.log(Level.INFO, "bind pod={0} node={1} outcome=bound-without-gpu", key, node);
-            case BindOutcome.Failed f -> LOG.log(Level.WARNING, "bind pod={0} node={1} outcome=failed reason={2} message={3}", key, node, f.reason(), f.message());
+                    new Object[] {key, node, b.allocation().gpuIndices(), Long.toString(b.allocation().demand().chargeMib()), b.already() ? "already-bound" : "bound"});
+            case BindOutcome.Bound b -> LOG.log(Level.INFO, "bind pod={0} node={1} outcome=bound-without-gpu", new Object[] {key, node});
+            case BindOutcome.Failed f -> LOG.log(Level.WARNING, "bind pod={0} node={1} outcome=failed reason={2} message={3}", new Object[] {key, node, f.reason(), f.message()});
         }
         return out;
     }
@@ -156,7 +157,7 @@ public final class Binder {
     }
 
     private BindOutcome failedUnexpectedly(PodKey key, String node, Allocation mine, RuntimeException e) {
-        LOG.log(Level.ERROR, "bind pod=" + key + " node=" + node + " failed unexpectedly", e);
+        LOG.log(Level.SEVERE, "bind pod=" + key + " node=" + node + " failed unexpectedly", e);
         return release(mine, new BindOutcome.Failed("internal", "bind of pod " + key + " failed: " + e));
     }
 
@@ -180,7 +181,7 @@ public final class Binder {
     private BindOutcome confirmed(PodKey key, String node, Allocation booked, boolean already) {
         Allocation bound = booked.withPhase(Phase.BOUND);
         if (!ledger.confirmBound(key, node)) {
-            LOG.log(Level.WARNING, "bind pod={0} node={1}: bound, but the ledger no longer held its booking there; booked again as bound", key, node);
+            LOG.log(Level.WARNING, "bind pod={0} node={1}: bound, but the ledger no longer held its booking there; booked again as bound", new Object[] {key, node});
             ledger.restore(bound);
         }
         return new BindOutcome.Bound(bound, already);
@@ -202,7 +203,7 @@ public final class Binder {
                 return new BindOutcome.Bound(f.allocation(), true);
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "bind pod={0} node={1}: already bound, allocation unreadable: {2}", key, node, e.getMessage());
+            LOG.log(Level.WARNING, "bind pod={0} node={1}: already bound, allocation unreadable: {2}", new Object[] {key, node, e.getMessage()});
         }
         return new BindOutcome.Bound(null, true);
     }

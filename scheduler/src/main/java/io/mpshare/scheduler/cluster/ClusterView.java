@@ -21,7 +21,6 @@ import io.mpshare.kube.node.BookingCheck;
 import io.mpshare.kube.node.Distrust;
 import io.mpshare.kube.node.NodePod;
 
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -35,6 +34,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Predicate;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Keeps the {@link Ledger} in step with the cluster through two fabric8 informers.
@@ -61,7 +62,7 @@ import java.util.function.Predicate;
  * </ul>
  */
 public final class ClusterView implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(ClusterView.class.getName());
+    private static final Logger LOG = Logger.getLogger(ClusterView.class.getName());
     private final KubernetesClient client;
     private final Ledger ledger;
     private final MemoryUnit unit;
@@ -134,7 +135,7 @@ public final class ClusterView implements AutoCloseable {
         for (KubePod pod : pods.list()) applyPod(pod);
         expiry = scheduler.scheduleWithFixedDelay(this::expire, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
         ready = true;
-        LOG.log(Level.INFO, "cluster view ready nodes={0} pods={1} allocations={2}", String.valueOf(ledger.nodes().size()), String.valueOf(pods.size()), String.valueOf(ledger.allocations().size()));
+        LOG.log(Level.INFO, "cluster view ready nodes={0} pods={1} allocations={2}", new Object[] {String.valueOf(ledger.nodes().size()), String.valueOf(pods.size()), String.valueOf(ledger.allocations().size())});
     }
 
     /** Adds a handler the pod informer feeds as well (call before {@link #start}); it sees the first list as adds. */
@@ -175,19 +176,19 @@ public final class ClusterView implements AutoCloseable {
         try {
             inv = InventoryCodec.decode(name, text);
         } catch (IllegalArgumentException e) {
-            LOG.log(Level.WARNING, "node={0} inventory unreadable, node gets no GPUs until fixed: {1}", name, e.getMessage());
+            LOG.log(Level.WARNING, "node={0} inventory unreadable, node gets no GPUs until fixed: {1}", new Object[] {name, e.getMessage()});
             inv = new NodeInventory(name, List.of());
         }
         NodeState before = ledger.node(name);
         ledger.upsertNode(inv);
         if (before == null || !before.inventory().equals(inv))
-            LOG.log(Level.INFO, "node={0} gpus={1} totalMiB={2}", name, String.valueOf(inv.gpus().size()), String.valueOf(inv.totalMib()));
+            LOG.log(Level.INFO, "node={0} gpus={1} totalMiB={2}", new Object[] {name, String.valueOf(inv.gpus().size()), String.valueOf(inv.totalMib())});
     }
 
     void removeNode(Node n) {
         ledger.removeNode(n.getMetadata().getName());
-        LOG.log(Level.INFO, "node={0} removed (deleted or no longer labelled {1}={2})", n.getMetadata().getName(),
-                Names.NODE_LABEL_SCHEDULE, Names.NODE_LABEL_SCHEDULE_MPS);
+        LOG.log(Level.INFO, "node={0} removed (deleted or no longer labelled {1}={2})", new Object[] {n.getMetadata().getName(),
+                Names.NODE_LABEL_SCHEDULE, Names.NODE_LABEL_SCHEDULE_MPS});
     }
 
     void applyPod(KubePod p) {
@@ -219,7 +220,7 @@ public final class ClusterView implements AutoCloseable {
             case BookingCheck.Trusted t -> { }
             case BookingCheck.Distrusted d when d.why() == Distrust.MALFORMED -> {
                 malformed.incrementAndGet();
-                LOG.log(Level.WARNING, "pod={0} node={1} allocation unreadable, not counted: {2}", key, node, d.reason());
+                LOG.log(Level.WARNING, "pod={0} node={1} allocation unreadable, not counted: {2}", new Object[] {key, node, d.reason()});
             }
             case BookingCheck.Distrusted d -> distrust(p, d.reason());
         }
@@ -236,8 +237,8 @@ public final class ClusterView implements AutoCloseable {
     }
 
     private void distrust(KubePod p, String reason) {
-        if (distrusted.incrementAndGet() <= 1000 || LOG.isLoggable(Level.DEBUG))
-            LOG.log(Level.WARNING, "pod={0} allocation annotation not counted: {1}", p.key(), reason);
+        if (distrusted.incrementAndGet() <= 1000 || LOG.isLoggable(Level.FINE))
+            LOG.log(Level.WARNING, "pod={0} allocation annotation not counted: {1}", new Object[] {p.key(), reason});
     }
 
     void forgetPod(KubePod p) {
@@ -247,13 +248,13 @@ public final class ClusterView implements AutoCloseable {
         String uid = p.uid();
         if (!uid.isEmpty() && !have.get().podUid().isEmpty() && !uid.equals(have.get().podUid())) return;
         ledger.release(key);
-        LOG.log(Level.INFO, "pod={0} node={1} released mib={2}", key, have.get().node(), Long.toString(have.get().demand().chargeMib()));
+        LOG.log(Level.INFO, "pod={0} node={1} released mib={2}", new Object[] {key, have.get().node(), Long.toString(have.get().demand().chargeMib())});
     }
 
     /** Releases stale ASSUMED bookings; public so tests can drive it with a fake clock. */
     public List<Allocation> expire() {
         List<Allocation> gone = ledger.expireAssumed(this::stillWanted);
-        for (Allocation a : gone) LOG.log(Level.INFO, "pod={0} node={1} assumed allocation expired", a.pod(), a.node());
+        for (Allocation a : gone) LOG.log(Level.INFO, "pod={0} node={1} assumed allocation expired", new Object[] {a.pod(), a.node()});
         return gone;
     }
 

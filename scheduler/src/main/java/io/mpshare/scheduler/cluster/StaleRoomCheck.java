@@ -7,7 +7,6 @@ import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.kube.KubePod;
 
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -16,6 +15,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Before a filter refuses a pod everywhere for lack of room, makes sure the room it counts is not stale:
@@ -37,7 +38,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * </ul>
  */
 public final class StaleRoomCheck {
-    private static final System.Logger LOG = System.getLogger(StaleRoomCheck.class.getName());
+    private static final Logger LOG = Logger.getLogger(StaleRoomCheck.class.getName());
 
     /** The pods the API server has bound to one node now (a consistent read). */
     public interface NodePods {
@@ -80,7 +81,7 @@ public final class StaleRoomCheck {
             try {
                 released += reconcile(node, s, api.onNode(node));
             } catch (Exception e) {
-                LOG.log(Level.WARNING, "node={0}: could not re-read its pods before refusing a pod: {1}", node, e.getMessage());
+                LOG.log(Level.WARNING, "node={0}: could not re-read its pods before refusing a pod: {1}", new Object[] {node, e.getMessage()});
             }
         }
         if (lastChecked.size() > 4 * Math.max(1, maxNodes) * 1024) lastChecked.clear(); // bounded memory on huge clusters
@@ -100,7 +101,7 @@ public final class StaleRoomCheck {
             if (cur.isPresent() && cur.get().samePlacement(a) && cur.get().phase() != Phase.ASSUMED) {
                 ledger.release(a.pod());
                 released++;
-                LOG.log(Level.INFO, "pod={0} node={1} released before the informer saw it go (the API server no longer has it there)", a.pod(), node);
+                LOG.log(Level.INFO, "pod={0} node={1} released before the informer saw it go (the API server no longer has it there)", new Object[] {a.pod(), node});
             }
         }
         return released;

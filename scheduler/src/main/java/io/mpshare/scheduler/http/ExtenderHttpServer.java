@@ -19,7 +19,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -27,6 +26,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
@@ -56,7 +57,7 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * </ul>
  */
 public final class ExtenderHttpServer implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(ExtenderHttpServer.class.getName());
+    private static final Logger LOG = Logger.getLogger(ExtenderHttpServer.class.getName());
     private static final String JSON = "application/json";
     private final VerbCalls verbCalls;
     private final HttpOptions options;
@@ -192,8 +193,8 @@ public final class ExtenderHttpServer implements AutoCloseable {
     public void start() {
         server.start();
         if (probeServer != null) probeServer.start();
-        LOG.log(Level.INFO, "extender listening on address={0} port={1} prefix={2} probes={3}", server.getAddress().getAddress().getHostAddress(),
-                String.valueOf(port()), Names.EXTENDER_PREFIX, probeServer == null ? "none" : String.valueOf(probePort()));
+        LOG.log(Level.INFO, "extender listening on address={0} port={1} prefix={2} probes={3}", new Object[] {server.getAddress().getAddress().getHostAddress(),
+                String.valueOf(port()), Names.EXTENDER_PREFIX, probeServer == null ? "none" : String.valueOf(probePort())});
     }
 
     public int port() { return server.getAddress().getPort(); }
@@ -243,7 +244,7 @@ public final class ExtenderHttpServer implements AutoCloseable {
                 internalError(ex, path, e);
             }
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "extender {0}: could not answer kube-scheduler: {1}", path, e.getMessage());
+            LOG.log(Level.WARNING, "extender {0}: could not answer kube-scheduler: {1}", new Object[] {path, e.getMessage()});
         }
     }
 
@@ -291,7 +292,7 @@ public final class ExtenderHttpServer implements AutoCloseable {
     }
 
     private void internalError(HttpExchange ex, String path, RuntimeException e) throws IOException {
-        LOG.log(Level.ERROR, "extender " + path + " failed unexpectedly", e);
+        LOG.log(Level.SEVERE, "extender " + path + " failed unexpectedly", e);
         metrics.failure(path, "internal");
         ByteArrayOutputStream buf = new ByteArrayOutputStream(512);
         writer.error(buf, "mpshare extender internal error in " + path + ": " + e);
@@ -309,7 +310,7 @@ public final class ExtenderHttpServer implements AutoCloseable {
                     String length = ex.getRequestHeaders().getFirst("Content-Length");
                     verbCalls.bind(length == null ? -1 : parseLength(length), in, buf);
                 } catch (RuntimeException e) {
-                    LOG.log(Level.ERROR, "extender bind failed unexpectedly", e);
+                    LOG.log(Level.SEVERE, "extender bind failed unexpectedly", e);
                     metrics.failure(Names.EXTENDER_VERB_BIND, "internal");
                     buf.reset();
                     writer.error(buf, "mpshare extender internal error in bind: " + e);
@@ -327,7 +328,7 @@ public final class ExtenderHttpServer implements AutoCloseable {
     private void refuse(HttpExchange ex, String path) throws IOException {
         String what = path.startsWith("inspect") ? "inspect" : path;
         metrics.failure(what, "forbidden");
-        LOG.log(Level.WARNING, "extender {0} refused to caller={1}: not kube-scheduler (not loopback, or no client certificate)", what, ex.getRemoteAddress());
+        LOG.log(Level.WARNING, "extender {0} refused to caller={1}: not kube-scheduler (not loopback, or no client certificate)", new Object[] {what, ex.getRemoteAddress()});
         simple(ex, 403, JSON, "{\"Error\":\"" + what + " answers only kube-scheduler's side: " + (options.tls() != null
                 ? "present a client certificate signed by the extender's client CA (tlsConfig in the scheduler config)"
                 : "call it on 127.0.0.1 from the kube-scheduler container of this pod" + (what.equals("inspect") ? ", or through kubectl port-forward" : "")) + "\"}");

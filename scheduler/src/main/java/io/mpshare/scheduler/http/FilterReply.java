@@ -5,6 +5,8 @@ import io.mpshare.scheduler.verbs.Verbs;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -25,7 +27,7 @@ final class FilterReply {
 
     private final ThreadLocal<Sink> sinks = ThreadLocal.withInitial(Sink::new);
 
-    private static byte[] ascii(String s) { return s.getBytes(java.nio.charset.StandardCharsets.US_ASCII); }
+    private static byte[] ascii(String s) { return s.getBytes(StandardCharsets.US_ASCII); }
 
     void write(OutputStream out, Verbs.IndexedFilterAnswer a, RawNames names) {
         Sink b = sinks.get();
@@ -78,7 +80,7 @@ final class FilterReply {
             if (reason != lastReason && (lastReason == null || !lastReason.equals(reason))) {
                 Sink one = new Sink(reason.length() + 16);
                 one.string(EventText.safe(reason));
-                encoded = java.util.Arrays.copyOf(one.buf, one.n);
+                encoded = Arrays.copyOf(one.buf, one.n);
                 lastReason = reason;
             }
             b.put(encoded);
@@ -98,7 +100,7 @@ final class FilterReply {
         Sink(int capacity) { buf = new byte[capacity]; }
 
         private void room(int more) {
-            if (n + more > buf.length) buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, n + more));
+            if (n + more > buf.length) buf = Arrays.copyOf(buf, Math.max(buf.length * 2, n + more));
         }
 
         void put(byte c) { room(1); buf[n++] = c; }

@@ -2,6 +2,7 @@ package io.mpshare.scheduler.http;
 
 import java.nio.charset.StandardCharsets;
 import java.util.AbstractList;
+import java.util.List;
 import java.util.RandomAccess;
 
 /**
@@ -14,7 +15,7 @@ public record RawNames(byte[] buf, int[] off, int[] len, int[] hash, int count) 
     public String name(int i) { return new String(buf, off[i], len[i], StandardCharsets.UTF_8); }
 
     /** The names as strings, each built when read. */
-    public java.util.List<String> asList() {
+    public List<String> asList() {
         final class View extends AbstractList<String> implements RandomAccess {
             @Override public String get(int i) { if (i >= count) throw new IndexOutOfBoundsException(i); return name(i); }
             @Override public int size() { return count; }

@@ -17,13 +17,14 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The verbs kube-scheduler calls, from request bytes to reply bytes: filter, prioritize, bind, preempt.
@@ -46,7 +47,7 @@ import java.util.function.BooleanSupplier;
  * </ul>
  */
 final class VerbCalls {
-    private static final System.Logger LOG = System.getLogger(VerbCalls.class.getName());
+    private static final Logger LOG = Logger.getLogger(VerbCalls.class.getName());
     static final String NOT_SYNCED = "the mpshare extender has not finished reading the cluster's nodes and pods yet (it just started): "
             + "kube-scheduler will retry this pod in a moment";
     private final Verbs verbs;
@@ -203,7 +204,7 @@ final class VerbCalls {
     private void count(ExtenderArgs args, String error, boolean noneFits) {
         if (!error.isEmpty()) {
             metrics.failure(Names.EXTENDER_VERB_FILTER, "bad_pod");
-            LOG.log(Level.INFO, "filter pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), error);
+            LOG.log(Level.INFO, "filter pod={0}/{1} error={2}", new Object[] {args.pod().namespace(), args.pod().name(), error});
         } else if (noneFits) {
             metrics.failure(Names.EXTENDER_VERB_FILTER, "no_node_fits");
         }
@@ -226,7 +227,7 @@ final class VerbCalls {
             }
             if (!error.isEmpty()) {
                 metrics.failure(Names.EXTENDER_VERB_PRIORITIZE, "bad_pod");
-                LOG.log(Level.WARNING, "prioritize pod={0}/{1} error={2}", args.pod().namespace(), args.pod().name(), error);
+                LOG.log(Level.WARNING, "prioritize pod={0}/{1} error={2}", new Object[] {args.pod().namespace(), args.pod().name(), error});
             }
         } catch (WireException e) {
             metrics.failure(Names.EXTENDER_VERB_PRIORITIZE, "bad_request");

@@ -14,9 +14,14 @@ import tools.jackson.core.util.JsonRecyclerPools;
 
 import java.io.InputStream;
 import java.io.StringWriter;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -135,8 +140,8 @@ public final class WireReader {
         return i;
     }
 
-    private static final java.lang.invoke.VarHandle LE =
-            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long ONES = 0x0101010101010101L, HIGHS = 0x8080808080808080L;
 
     /** 0x80 in the lowest byte of {@code w} that is zero (higher flags may be false): the classic SWAR test. */
@@ -194,7 +199,7 @@ public final class WireReader {
                 break;
             }
             if (n == off.length) {
-                off = arrays[0] = java.util.Arrays.copyOf(off, n * 2); len = arrays[1] = java.util.Arrays.copyOf(len, n * 2); hash = arrays[2] = java.util.Arrays.copyOf(hash, n * 2);
+                off = arrays[0] = Arrays.copyOf(off, n * 2); len = arrays[1] = Arrays.copyOf(len, n * 2); hash = arrays[2] = Arrays.copyOf(hash, n * 2);
             }
             off[n] = from; len[n] = i - from; hash[n] = FitIndex.hashEnd(h, tail, i - from); n++;
             if (i + 2 < length && body[i + 1] == ',' && body[i + 2] == '"') { i += 2; continue; } // "a","b": the common case
@@ -426,7 +431,7 @@ public final class WireReader {
             case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
             case VALUE_TRUE, VALUE_FALSE -> "true or false";
             case VALUE_NULL -> "null";
-            default -> t.name().toLowerCase(java.util.Locale.ROOT);
+            default -> t.name().toLowerCase(Locale.ROOT);
         };
     }
 }

@@ -10,9 +10,10 @@ import io.mpshare.core.preempt.NominatedHold;
 import io.mpshare.core.preempt.VictimSelection;
 import io.mpshare.scheduler.cycle.Ask;
 
-import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * kube-scheduler's {@code preemptVerb}, decided: kube-scheduler proposes victims by node totals; this answer replaces
@@ -36,7 +37,7 @@ import java.util.Map;
  * The wire format is the HTTP adapter's.
  */
 public final class PreemptVerb {
-    private static final System.Logger LOG = System.getLogger(PreemptVerb.class.getName());
+    private static final Logger LOG = Logger.getLogger(PreemptVerb.class.getName());
     private final Ledger ledger;
     private final PlacementPolicy policy;
     private final Nominations nominations;
@@ -89,13 +90,13 @@ public final class PreemptVerb {
             if (c != null && c.betterThan(best)) best = c;
         }
         if (best == null) {
-            LOG.log(Level.INFO, "preempt pod={0} priority={1} candidates={2}: no node where victims free its room", g.pod().key(),
-                    String.valueOf(priority), String.valueOf(candidates.size()));
+            LOG.log(Level.INFO, "preempt pod={0} priority={1} candidates={2}: no node where victims free its room", new Object[] {g.pod().key(),
+                    String.valueOf(priority), String.valueOf(candidates.size())});
             return Map.of();
         }
         nominations.nominated(g.pod().key(), priority, g.demand(), best.node(), best.gpus());
-        LOG.log(Level.INFO, "preempt pod={0} priority={1} candidates={2} node={3} gpus={4} victims={5}", g.pod().key(), String.valueOf(priority),
-                String.valueOf(candidates.size()), best.node(), best.gpus(), best.victims().stream().map(Allocation::pod).toList());
+        LOG.log(Level.INFO, "preempt pod={0} priority={1} candidates={2} node={3} gpus={4} victims={5}", new Object[] {g.pod().key(), String.valueOf(priority),
+                String.valueOf(candidates.size()), best.node(), best.gpus(), best.victims().stream().map(Allocation::pod).toList()});
         return Map.of(best.node(), new MetaVictims(best.victims().stream().map(Allocation::podUid).toList(), best.pdb()));
     }
 
@@ -117,17 +118,17 @@ public final class PreemptVerb {
                 var held = nominations.heldAgainst(node, g.pod().key(), priority);
                 if (!(NominatedHold.evaluate(freed, held, g.demand(), policy) instanceof Evaluation.Fits)) {
                     LOG.log(Level.INFO, "preempt pod={0} node={1}: refused there even without the victims (UID rule, or room held for a nominated pod); node left out",
-                            g.pod().key(), node);
+                            new Object[] {g.pod().key(), node});
                     return null;
                 }
                 return new Candidate(node, v.victims(), v.gpuIndices(), pdb, max, sum);
             }
             case VictimSelection.Choice.NotNeeded n -> {
-                LOG.log(Level.DEBUG, "preempt pod={0} node={1} fits without preemption", g.pod().key(), node);
+                LOG.log(Level.FINE, "preempt pod={0} node={1} fits without preemption", new Object[] {g.pod().key(), node});
                 return null;
             }
             case VictimSelection.Choice.NoRoom r -> {
-                LOG.log(Level.DEBUG, "preempt pod={0} node={1} reason={2}", g.pod().key(), node, r.reason());
+                LOG.log(Level.FINE, "preempt pod={0} node={1} reason={2}", new Object[] {g.pod().key(), node, r.reason()});
                 return null;
             }
         }

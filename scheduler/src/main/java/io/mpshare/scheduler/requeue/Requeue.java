@@ -8,7 +8,6 @@ import io.mpshare.kube.PodEvents;
 import io.mpshare.scheduler.cycle.Ask;
 import io.mpshare.scheduler.cycle.AskReader;
 
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -23,6 +22,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Wakes the pending pods the extender refused for lack of room once room for them appears, whatever the order in
@@ -47,7 +48,7 @@ import java.util.function.Predicate;
  * </ul>
  */
 public final class Requeue implements Refusals, RoomListener, PodEvents, AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(Requeue.class.getName());
+    private static final Logger LOG = Logger.getLogger(Requeue.class.getName());
     static final int MAX_IN_FLIGHT = 8;
 
     /** Whether a pod fits a node now, as the filter would answer (the nomination hold included). */
@@ -161,7 +162,7 @@ public final class Requeue implements Refusals, RoomListener, PodEvents, AutoClo
             } catch (InterruptedException ie) {
                 return;
             } catch (RuntimeException ex) {
-                LOG.log(Level.ERROR, "requeue worker: unexpected failure (the refused pods wait for kube-scheduler's own retry)", ex);
+                LOG.log(Level.SEVERE, "requeue worker: unexpected failure (the refused pods wait for kube-scheduler's own retry)", ex);
             }
         }
     }
@@ -172,14 +173,14 @@ public final class Requeue implements Refusals, RoomListener, PodEvents, AutoClo
             try {
                 deliver.requeue(w.pod(), w.uid(), clock.instant() + " " + w.reason());
                 outcomes.delivered("requeued");
-                LOG.log(Level.INFO, "requeue pod={0} reason={1}", w.pod(), w.reason());
+                LOG.log(Level.INFO, "requeue pod={0} reason={1}", new Object[] {w.pod(), w.reason()});
             } catch (PodApi.Failure f) {
                 if (f.notFound() || f.conflict() || f.code() == 422) { // gone, or another pod of that name now
                     outcomes.delivered("gone");
                     events.offer(() -> book.forget(w.pod()));
                 } else {
                     outcomes.delivered("failed");
-                    LOG.log(Level.WARNING, "requeue pod={0}: {1} (tried again)", w.pod(), f.getMessage());
+                    LOG.log(Level.WARNING, "requeue pod={0}: {1} (tried again)", new Object[] {w.pod(), f.getMessage()});
                     events.offer(() -> book.failed(w));
                 }
             } finally {

@@ -5,6 +5,7 @@ import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.policy.Evaluation;
 import io.mpshare.core.policy.PlacementPolicy;
+import java.util.Arrays;
 
 /**
  * The baseline of NVIDIA's device plugin with sharing replicas (time-slicing or MPS {@code replicas: k}):
@@ -106,7 +107,7 @@ public final class SlicePolicy implements PlacementPolicy {
             freeAfter += k - used[cand[best]] - slicesFor(d.chargeMib(), d.chargeCore(), s.totalMib(cand[best]));
             cand[best] = -1;
         }
-        java.util.Arrays.sort(chosen);
+        Arrays.sort(chosen);
         return new Evaluation.Fits(chosen, -freeAfter);
     }
 }

@@ -4,6 +4,7 @@ import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.policy.Evaluation;
 import io.mpshare.core.policy.PlacementPolicy;
+import java.util.Arrays;
 
 /**
  * The no-sharing baseline ({@code nvidia.com/gpu: N}): a pod gets {@code gpu-count} GPUs of its own.
@@ -39,7 +40,7 @@ public final class WholeGpuPolicy implements PlacementPolicy {
             chosen[c] = cand[best];
             cand[best] = -1;
         }
-        java.util.Arrays.sort(chosen);
+        Arrays.sort(chosen);
         return new Evaluation.Fits(chosen, -(idle - d.gpuCount()));
     }
 

@@ -1,6 +1,8 @@
 package io.mpshare.sim.openb;
 
+import java.util.Arrays;
 import java.util.List;
+import java.util.SplittableRandom;
 
 /**
  * What is left on each node during one replay, in the trace's own units: CPU thousandths, memory MiB and
@@ -17,7 +19,7 @@ final class Cluster {
     final int[] order;
     long placedGpuMilli;
 
-    Cluster(List<OpenbTrace.Node> nodes, java.util.SplittableRandom orderRandom) {
+    Cluster(List<OpenbTrace.Node> nodes, SplittableRandom orderRandom) {
         this.nodes = nodes;
         int n = nodes.size();
         order = new int[n];
@@ -35,7 +37,7 @@ final class Cluster {
             cpuLeft[i] = node.cpuMilli();
             memLeft[i] = node.memoryMib();
             gpuLeft[i] = new int[node.gpus()];
-            java.util.Arrays.fill(gpuLeft[i], 1000);
+            Arrays.fill(gpuLeft[i], 1000);
             total += 1000L * node.gpus();
         }
         totalGpuMilli = total;

@@ -3,6 +3,7 @@ package io.mpshare.sim.openb;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,7 +25,7 @@ public final class Experiment {
 
     public static Outcome run(List<OpenbTrace.Node> nodes, GpuModels models, List<Trace> traces, List<Policies> policies,
                               List<Long> seeds, int threads, double stopAt) {
-        var unknown = new java.util.TreeSet<String>(); // unknown models fail before any work, all named at once
+        var unknown = new TreeSet<String>(); // unknown models fail before any work, all named at once
         for (var n : nodes) {
             if (n.gpus() == 0) continue;
             try { models.mib(n.model()); } catch (IllegalArgumentException e) { unknown.add(n.model()); }

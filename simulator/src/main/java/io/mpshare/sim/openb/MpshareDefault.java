@@ -176,7 +176,7 @@ final class MpshareDefault implements ReplayPolicy {
             throw new IllegalStateException("the ledger refused " + t.name() + " on " + node + ": " + r);
         for (int k = 0; k < p.gpus().length; k++)
             if (a.allocation().gpuIndices().get(k) != p.gpus()[k])
-                throw new IllegalStateException("bind chose GPUs " + a.allocation().gpuIndices() + " but prioritize " + java.util.Arrays.toString(p.gpus()));
+                throw new IllegalStateException("bind chose GPUs " + a.allocation().gpuIndices() + " but prioritize " + Arrays.toString(p.gpus()));
         states[p.node()] = ledger.node(node);
     }
 }

@@ -1,5 +1,6 @@
 package io.mpshare.sim.openb;
 
+import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
@@ -57,7 +58,7 @@ final class PaperPolicies {
             if (fullyFree == left.length) return Math.max(100 / 3 - fullyFree, fullyFree);
             Integer[] order = new Integer[left.length];
             for (int g = 0; g < left.length; g++) order[g] = g;
-            java.util.Arrays.sort(order, (a, b) -> Integer.compare(left[a], left[b])); // stable: ties by index
+            Arrays.sort(order, (a, b) -> Integer.compare(left[a], left[b])); // stable: ties by index
             int want = t.numGpu(), freeUsed = 0;
             long freeRatioOnUsed = 0;
             for (int g : order) {

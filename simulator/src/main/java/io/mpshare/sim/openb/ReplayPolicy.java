@@ -1,6 +1,7 @@
 package io.mpshare.sim.openb;
 
 import java.util.SplittableRandom;
+import java.util.function.IntToLongFunction;
 
 /**
  * Chooses where one arriving task goes in a replay. One instance per replay (some keep per-run state);
@@ -23,7 +24,7 @@ interface ReplayPolicy {
      * equal scores. (Breaking every tie afresh at random, as stock kube-scheduler does, spreads equal-score
      * tasks and costs FGD about 5 points on the default trace.)
      */
-    static int argmax(Cluster c, OpenbTrace.Task t, java.util.function.IntToLongFunction score) {
+    static int argmax(Cluster c, OpenbTrace.Task t, IntToLongFunction score) {
         int best = -1;
         long bestScore = Long.MIN_VALUE;
         for (int k = 0; k < c.size(); k++) {

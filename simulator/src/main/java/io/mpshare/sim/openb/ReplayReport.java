@@ -2,6 +2,7 @@ package io.mpshare.sim.openb;
 
 import io.mpshare.sim.report.svg.LineChart;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -104,11 +105,11 @@ public final class ReplayReport {
             if (above) break;
             from++;
         }
-        double[] xz = java.util.Arrays.copyOfRange(x, from, steps + 1);
+        double[] xz = Arrays.copyOfRange(x, from, steps + 1);
         LineChart zoom = new LineChart(trace + ": the end of the run, zoomed", "arrived GPU workload (% of capacity)", "allocated")
                 .percent().smooth().yRange(yMin, 1);
         for (Experiment.Stats s : stats)
-            zoom.series(s.policy().label, xz, java.util.Arrays.copyOfRange(s.meanCurve(), from, steps + 1));
+            zoom.series(s.policy().label, xz, Arrays.copyOfRange(s.meanCurve(), from, steps + 1));
         if (fgd != null) zoom.reference("paper's FGD " + fgd + "%", fgd / 100);
         return chart.render() + zoom.render();
     }

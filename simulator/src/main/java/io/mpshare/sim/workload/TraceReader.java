@@ -6,6 +6,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Reader;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -95,7 +96,7 @@ public final class TraceReader {
             wrong.add(what + " is " + t + " s: more than ten years");
             return -1;
         }
-        long ms = v.movePointRight(3).setScale(0, java.math.RoundingMode.HALF_UP).longValueExact();
+        long ms = v.movePointRight(3).setScale(0, RoundingMode.HALF_UP).longValueExact();
         if (!zeroOk && ms == 0) { wrong.add(what + " is " + t + " s: shorter than a millisecond"); return -1; }
         return ms;
     }

@@ -2,19 +2,27 @@ package io.mpshare.e2e.k8s;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.mpshare.testing.Pods;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Burst benchmark (issue 12, bench/run-k8s-burst.sh): in one run, on one control plane and one kube-scheduler with
+ * Burst benchmark (bench/run-k8s-burst.sh): in one run, on one control plane and one kube-scheduler with
  * the chart's configuration, the rate at which 120 pods that ask no GPU bind (kube-scheduler alone: the extender's
  * managedResources leave them out) and the rate of the 120-pod GPU burst through the extender (BurstIT's mix on
  * 10 x 8 H200). Rate = pods / (first create to last bound). Prints both and their ratio.
@@ -110,24 +118,24 @@ public final class BurstBench {
      * the bursts share with 20 lists of every pod a second, so the longer burst paid more for being observed.
      */
     static double rate(KubernetesClient c, List<Pod> pods, int n) throws Exception {
-        java.util.Set<String> ours = new java.util.HashSet<>();
+        Set<String> ours = new HashSet<>();
         for (Pod p : pods) ours.add(p.getMetadata().getName());
-        java.util.Set<String> bound = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        var last = new java.util.concurrent.atomic.AtomicLong();
-        var done = new java.util.concurrent.CountDownLatch(1);
-        var watcher = new io.fabric8.kubernetes.client.Watcher<Pod>() {
+        Set<String> bound = ConcurrentHashMap.newKeySet();
+        var last = new AtomicLong();
+        var done = new CountDownLatch(1);
+        var watcher = new Watcher<Pod>() {
             @Override public void eventReceived(Action action, Pod p) {
                 if (p.getSpec().getNodeName() == null || !ours.contains(p.getMetadata().getName())) return;
                 if (bound.add(p.getMetadata().getName()) && bound.size() >= n && last.compareAndSet(0, System.nanoTime())) done.countDown();
             }
-            @Override public void onClose(io.fabric8.kubernetes.client.WatcherException e) { }
+            @Override public void onClose(WatcherException e) { }
         };
         try (var watch = c.pods().inNamespace("bench").watch(watcher)) {
             long t0 = System.nanoTime();
             try (var pool = Executors.newFixedThreadPool(8)) {
                 for (Pod p : pods) pool.submit(() -> c.resource(p).create());
             }
-            while (!done.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+            while (!done.await(1, TimeUnit.SECONDS)) {
                 long listed = c.pods().inNamespace("bench").list().getItems().stream()
                         .filter(p -> p.getSpec().getNodeName() != null && ours.contains(p.getMetadata().getName())).count();
                 if (listed >= n && last.compareAndSet(0, System.nanoTime())) break;

@@ -8,13 +8,16 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -198,7 +201,7 @@ public final class ControlPlane implements AutoCloseable {
     private void deleteEtcdData() {
         if (etcdData == null || !etcdData.startsWith("/dev/shm")) return;
         try (var walk = Files.walk(etcdData)) {
-            for (Path f : walk.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(f);
+            for (Path f : walk.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(f);
         } catch (IOException e) {
             // left in /dev/shm; the machine's reboot clears it
         }
@@ -267,7 +270,7 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     public static int freePort() {
-        try (var s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             s.setReuseAddress(true);
             return s.getLocalPort();
         } catch (IOException e) {
@@ -276,7 +279,7 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     static boolean portOpen(int port) {
-        try (var s = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+        try (var s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             return true;
         } catch (IOException e) {
             return false;

@@ -5,7 +5,9 @@ import io.mpshare.core.Names;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -59,7 +61,7 @@ public final class DevCluster {
             cluster.components().scheduler("kube-scheduler", Components.SchedulerSettings.single(Names.SCHEDULER_NAME, ext.port()), logs);
             cluster.webhooks().start("webhook", null, Names.SCHEDULER_NAME, logs);
             Files.copy(cluster.controlPlane().kubeconfigFor("dev-admin", List.of("system:masters")), o.dir().resolve("kubeconfig"),
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    StandardCopyOption.REPLACE_EXISTING);
             writePids(o.dir(), cluster.controlPlane());
             Files.writeString(o.dir().resolve("ready"), cluster.controlPlane().server() + "\n");
         } catch (RuntimeException e) {
@@ -97,7 +99,7 @@ public final class DevCluster {
     private static void deleteTree(Path p) throws IOException {
         if (!Files.exists(p)) return;
         try (var walk = Files.walk(p)) {
-            for (Path f : walk.sorted(java.util.Comparator.reverseOrder()).toList()) Files.delete(f);
+            for (Path f : walk.sorted(Comparator.reverseOrder()).toList()) Files.delete(f);
         }
     }
 

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.mpshare.core.Names;
+import io.mpshare.core.codec.InventoryCodec;
 import io.mpshare.core.model.Gpu;
 import io.mpshare.testing.Nodes;
 
@@ -12,6 +13,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 /**
  * Fake GPU nodes on a real API server, as a node with mpshare's device plugin looks: labelled
@@ -60,12 +62,12 @@ public final class GpuNodes {
 
     /** Creates {@code count} H200 nodes {@code prefix-0..} with {@code gpus} GPUs each and {@code labels}. */
     public static List<Node> createMany(KubernetesClient c, String prefix, int count, int gpus, Map<String, String> labels) {
-        return java.util.stream.IntStream.range(0, count).mapToObj(i -> create(c, Spec.h200(prefix + "-" + i, gpus, labels))).toList();
+        return IntStream.range(0, count).mapToObj(i -> create(c, Spec.h200(prefix + "-" + i, gpus, labels))).toList();
     }
 
     /** The inventory of a node as the extender reads it. */
     public static List<Gpu> inventory(Node n) {
-        return io.mpshare.core.codec.InventoryCodec.decode(n.getMetadata().getName(),
+        return InventoryCodec.decode(n.getMetadata().getName(),
                 n.getMetadata().getAnnotations().get(Names.ANN_NODE_GPUS)).gpus();
     }
 }

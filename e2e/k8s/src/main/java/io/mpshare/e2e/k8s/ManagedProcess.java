@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,7 @@ public final class ManagedProcess implements AutoCloseable {
             Path log = logDir.resolve(name + ".log");
             var pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
             pb.environment().putAll(env);
-            Files.writeString(log, "# " + String.join(" ", command) + "\n", java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+            Files.writeString(log, "# " + String.join(" ", command) + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             return new ManagedProcess(name, pb.start(), log);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name + " (" + command.getFirst() + "): " + e.getMessage(), e);

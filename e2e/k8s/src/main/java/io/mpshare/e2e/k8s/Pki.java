@@ -14,6 +14,7 @@ import org.bouncycastle.cert.X509v3CertificateBuilder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
+import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 import java.io.IOException;
@@ -25,11 +26,14 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Date;
 import java.util.List;
 
@@ -57,7 +61,7 @@ public final class Pki {
                     .addExtension(Extension.basicConstraints, true, new BasicConstraints(true))
                     .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign | KeyUsage.digitalSignature));
             this.caCert = sign(b);
-        } catch (IOException | org.bouncycastle.operator.OperatorCreationException e) {
+        } catch (IOException | OperatorCreationException e) {
             throw new GeneralSecurityException(e);
         }
     }
@@ -88,7 +92,7 @@ public final class Pki {
 
     /** A serving certificate for 127.0.0.1 and localhost (and the given extra DNS names), written as NAME.crt/NAME.key. */
     public Pem serving(String name, List<String> dnsNames) {
-        var sans = new java.util.ArrayList<GeneralName>();
+        var sans = new ArrayList<GeneralName>();
         sans.add(new GeneralName(GeneralName.iPAddress, "127.0.0.1"));
         sans.add(new GeneralName(GeneralName.dNSName, "localhost"));
         dnsNames.forEach(d -> sans.add(new GeneralName(GeneralName.dNSName, d)));
@@ -121,12 +125,12 @@ public final class Pki {
             return out;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (GeneralSecurityException | org.bouncycastle.operator.OperatorCreationException e) {
+        } catch (GeneralSecurityException | OperatorCreationException e) {
             throw new IllegalStateException("cannot issue a certificate for " + subject + ": " + e.getMessage(), e);
         }
     }
 
-    private X509Certificate sign(X509v3CertificateBuilder b) throws GeneralSecurityException, org.bouncycastle.operator.OperatorCreationException {
+    private X509Certificate sign(X509v3CertificateBuilder b) throws GeneralSecurityException, OperatorCreationException {
         return new JcaX509CertificateConverter().getCertificate(b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(caKeys.getPrivate())));
     }
 
@@ -142,8 +146,8 @@ public final class Pki {
     private static BigInteger serial() { return new BigInteger(96, new SecureRandom()).add(BigInteger.ONE); }
 
     /** PKCS#8 ("PRIVATE KEY"), which Go's crypto/tls and fabric8 both read for RSA and EC keys. */
-    static String pem(java.security.PrivateKey k) {
-        return "-----BEGIN PRIVATE KEY-----\n" + java.util.Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(k.getEncoded())
+    static String pem(PrivateKey k) {
+        return "-----BEGIN PRIVATE KEY-----\n" + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(k.getEncoded())
                 + "\n-----END PRIVATE KEY-----\n";
     }
 

@@ -2,8 +2,10 @@ package io.mpshare.sim.openb.variants;
 
 import io.mpshare.sim.openb.OpenbTrace;
 
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -46,7 +48,7 @@ public record TaskShapes(int tasks, int gpuTasks, double cpuOnlyShare, double sh
 
     /** Total variation distance between the GPU-ask distributions: 0 equal, 1 disjoint. */
     public double askDistance(TaskShapes other) {
-        java.util.Set<String> keys = new java.util.HashSet<>(gpuAsk.keySet());
+        Set<String> keys = new HashSet<>(gpuAsk.keySet());
         keys.addAll(other.gpuAsk.keySet());
         double d = 0;
         for (String k : keys) d += Math.abs(gpuAsk.getOrDefault(k, 0.0) - other.gpuAsk.getOrDefault(k, 0.0));

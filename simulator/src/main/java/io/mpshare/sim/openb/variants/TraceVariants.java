@@ -3,11 +3,16 @@ package io.mpshare.sim.openb.variants;
 import io.mpshare.sim.openb.OpenbTrace;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * Builds the paper's trace families from the default trace, seeded. What Alibaba's published files show
@@ -67,12 +72,12 @@ public final class TraceVariants {
         List<OpenbTrace.Task> out = new ArrayList<>(raw.size());
         for (int i = 0; i < raw.size(); i++) {
             OpenbTrace.Task t = raw.get(i);
-            out.add(new OpenbTrace.Task(String.format(java.util.Locale.ROOT, "%s-%04d", v.name(), i), t.cpuMilli(), t.memoryMib(), t.numGpu(), t.gpuMilli(), t.gpuSpec()));
+            out.add(new OpenbTrace.Task(String.format(Locale.ROOT, "%s-%04d", v.name(), i), t.cpuMilli(), t.memoryMib(), t.numGpu(), t.gpuMilli(), t.gpuSpec()));
         }
         return out;
     }
 
-    private static List<OpenbTrace.Task> pool(List<OpenbTrace.Task> base, java.util.function.Predicate<OpenbTrace.Task> p, String what) {
+    private static List<OpenbTrace.Task> pool(List<OpenbTrace.Task> base, Predicate<OpenbTrace.Task> p, String what) {
         List<OpenbTrace.Task> out = base.stream().filter(p).toList();
         if (out.isEmpty()) throw new IllegalArgumentException("the base trace has no " + what + " to draw from");
         return out;
@@ -99,7 +104,7 @@ public final class TraceVariants {
         long multiAsk = 0, all = 0;
         for (OpenbTrace.Task t : base) { all += t.gpuAsk(); if (t.numGpu() > 1) multiAsk += t.gpuAsk(); }
         if (all > 0 && multiAsk >= share * all)
-            throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+            throw new IllegalArgumentException(String.format(Locale.ROOT,
                     "the base trace's multi-GPU tasks already ask %.1f%% of its GPU share; choose a multigpu level above that", 100.0 * multiAsk / all));
         List<OpenbTrace.Task> out = new ArrayList<>(base);
         while (multiAsk < share * all) {
@@ -115,11 +120,11 @@ public final class TraceVariants {
         Map<String, Integer> mostGpus = new HashMap<>();
         for (OpenbTrace.Node n : nodes) if (n.gpus() > 0) mostGpus.merge(n.model(), n.gpus(), Math::max);
         List<Set<String>> specs = new ArrayList<>(SPECS.keySet());
-        specs.sort(java.util.Comparator.comparing(spec -> String.join("|", new java.util.TreeSet<>(spec)))); // a fixed order: the draws depend on the seed only
+        specs.sort(Comparator.comparing(spec -> String.join("|", new TreeSet<>(spec)))); // a fixed order: the draws depend on the seed only
         List<OpenbTrace.Task> out = new ArrayList<>(base);
         List<Integer> gpuIdx = new ArrayList<>();
         for (int i = 0; i < out.size(); i++) if (out.get(i).numGpu() > 0) gpuIdx.add(i);
-        for (int i = gpuIdx.size() - 1; i > 0; i--) java.util.Collections.swap(gpuIdx, i, rnd.nextInt(i + 1));
+        for (int i = gpuIdx.size() - 1; i > 0; i--) Collections.swap(gpuIdx, i, rnd.nextInt(i + 1));
         long want = Math.round(share * gpuIdx.size());
         int given = 0;
         for (int k = 0; k < gpuIdx.size() && given < want; k++) {
@@ -151,7 +156,7 @@ public final class TraceVariants {
         List<OpenbTrace.Task> out = new ArrayList<>(base.stream().filter(t -> t.numGpu() > 0).toList());
         if (cpuMilli <= 0) return out;
         List<OpenbTrace.Task> cpuOnly = new ArrayList<>(pool(base, t -> t.numGpu() == 0 && t.cpuMilli() > 0, "CPU-only tasks asking CPU"));
-        for (int i = cpuOnly.size() - 1; i > 0; i--) java.util.Collections.swap(cpuOnly, i, rnd.nextInt(i + 1));
+        for (int i = cpuOnly.size() - 1; i > 0; i--) Collections.swap(cpuOnly, i, rnd.nextInt(i + 1));
         long asked = 0;
         for (int k = 0; asked < cpuMilli; k++) {
             OpenbTrace.Task t = k < cpuOnly.size() ? cpuOnly.get(k) : cpuOnly.get(rnd.nextInt(cpuOnly.size()));

@@ -1,5 +1,6 @@
 package io.mpshare.sim.openb.variants;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -57,7 +58,7 @@ public record Variant(Family family, int percent) {
     }
 
     /** The generated members of the paper's table (with the published default, gpushare100 and multigpu50: 18 traces). */
-    public static final java.util.List<String> PAPER_TABLE = java.util.List.of(
+    public static final List<String> PAPER_TABLE = List.of(
             "gpushare20", "gpushare40", "gpushare60", "gpushare80", "multigpu20", "multigpu30", "multigpu40",
             "gpuspec10", "gpuspec20", "gpuspec25", "gpuspec33", "cpu050", "cpu100", "cpu200", "cpu250");
 }

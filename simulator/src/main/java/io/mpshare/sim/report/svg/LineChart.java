@@ -2,6 +2,7 @@ package io.mpshare.sim.report.svg;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.DoubleUnaryOperator;
 
 /**
  * A line chart as inline SVG: several series over a shared x axis, optional horizontal reference lines,
@@ -66,8 +67,8 @@ public final class LineChart {
         double hi = yMax != null ? yMax : Math.max(lo + yStep, Math.ceil(y1 / yStep) * yStep);
         double xStep = Svg.niceStep(x1 - x0, 8);
         final double fx0 = x0, fx1 = x1, flo = lo, fhi = hi;
-        java.util.function.DoubleUnaryOperator sx = v -> left + (v - fx0) / (fx1 - fx0) * pw;
-        java.util.function.DoubleUnaryOperator sy = v -> top + ph - (Math.min(Math.max(v, flo), fhi) - flo) / (fhi - flo) * ph;
+        DoubleUnaryOperator sx = v -> left + (v - fx0) / (fx1 - fx0) * pw;
+        DoubleUnaryOperator sy = v -> top + ph - (Math.min(Math.max(v, flo), fhi) - flo) / (fhi - flo) * ph;
 
         StringBuilder b = new StringBuilder(Svg.open(width, height, title));
         b.append("<text x=\"").append(left).append("\" y=\"18\" font-size=\"14\" font-weight=\"600\" fill=\"#111\">").append(Svg.esc(title)).append("</text>");

@@ -1,14 +1,15 @@
 package io.mpshare.core;
 
+import io.mpshare.testing.ClassRefs;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.lang.classfile.ClassFile;
-import java.lang.classfile.constantpool.ClassEntry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -17,12 +18,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The core depends on the JDK alone (ARCHITECTURE.md, STYLE.md §1): no Kubernetes, gRPC, HTTP, JSON or FFM.
- * Checked twice: the imports of every main source, and every class the compiled main classes refer to
- * (which also catches fully qualified names written inline).
+ * Checked twice: the imports of every main source, and every type and member the compiled main classes refer to
+ * ({@link ClassRefs}, which also catches fully qualified names written inline). It lives in {@code testing}, the module
+ * above core that holds the class-file checker every layering test uses.
  */
 class CoreBoundaryTest {
-    private static final Path SOURCES = Path.of("src/main/java");
-    private static final Path CLASSES = Path.of("target/classes");
+    private static final Path SOURCES = Path.of("../core/src/main/java");
     private static final Pattern IMPORT = Pattern.compile("^\\s*import\\s+(?:static\\s+)?([\\w.]+)", Pattern.MULTILINE);
 
     /** Allowed: the core's own packages and java.*, except the FFM and HTTP client packages. */
@@ -59,26 +60,26 @@ class CoreBoundaryTest {
         assertThat(bad).as("core main sources must import only java.* (not java.lang.foreign, java.net.http) and io.mpshare.core").isEmpty();
     }
 
+    static List<String> violations(List<ClassRefs.Ref> refs) {
+        return refs.stream().filter(r -> !allowed(r.target())).map(ClassRefs.Ref::toString).toList();
+    }
+
     @Test
-    void mainClasses_referOnlyToJavaAndCore() throws IOException {
-        assertThat(CLASSES).as("compiled classes (run through Maven)").isDirectory();
-        List<String> bad = new ArrayList<>();
-        int checked = 0;
-        try (Stream<Path> files = Files.walk(CLASSES)) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".class")).toList()) {
-                checked++;
-                var model = ClassFile.of().parse(f);
-                for (var entry : model.constantPool()) {
-                    if (!(entry instanceof ClassEntry c)) continue;
-                    String name = c.asInternalName();
-                    while (name.startsWith("[")) name = name.substring(1);
-                    if (name.startsWith("L") && name.endsWith(";")) name = name.substring(1, name.length() - 1);
-                    if (name.length() == 1) continue; // primitive array component
-                    if (!allowed(name)) bad.add(CLASSES.relativize(f) + " refers to " + name.replace('/', '.'));
+    void mainClasses_referOnlyToJavaAndCore() {
+        List<ClassRefs.Ref> refs = ClassRefs.ofModule(Names.class);
+        assertThat(refs).as("compiled core classes (run through Maven)").isNotEmpty();
+        assertThat(violations(refs)).as("core classes must refer only to java.* (not java.lang.foreign, java.net.http) and io.mpshare.core").isEmpty();
+    }
+
+    /** The check fails on an HTTP client written inline in a core class, with no import line. */
+    @Test
+    void violations_inlineHttpClient_found(@TempDir Path dir) throws IOException {
+        Path classes = ClassRefs.compile(dir.resolve("classes"), Map.of("io/mpshare/core/Bad.java", """
+                package io.mpshare.core;
+                class Bad {
+                    Object client() { return java.net.http.HttpClient.newHttpClient(); }
                 }
-            }
-        }
-        assertThat(checked).isPositive();
-        assertThat(bad).as("core classes must refer only to java.* (not java.lang.foreign, java.net.http) and io.mpshare.core").isEmpty();
+                """));
+        assertThat(violations(ClassRefs.in(classes))).contains("io/mpshare/core/Bad.class refers to java.net.http.HttpClient");
     }
 }
