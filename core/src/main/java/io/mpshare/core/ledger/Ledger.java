@@ -211,7 +211,9 @@ public final class Ledger {
     public void restore(Allocation a) {
         boolean[] nodeKnown = new boolean[1];
         pods.compute(a.pod(), (k, existing) -> {
-            if (existing != null) computeNodeIfPresent(existing.node(), (n, s) -> s.without(k));
+            // on the same node the new entry replaces the old in one step (NodeState.with): removing it first would show
+            // its room free, between two node locks, to a concurrent assume, which then books it twice
+            if (existing != null && !existing.node().equals(a.node())) computeNodeIfPresent(existing.node(), (n, s) -> s.without(k));
             computeNodeIfPresent(a.node(), (n, s) -> { nodeKnown[0] = true; return s.with(a); });
             return a;
         });

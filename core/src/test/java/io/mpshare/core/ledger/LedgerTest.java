@@ -55,6 +55,25 @@ class LedgerTest {
         assertThat(ledger.node("n2").allocatedMib()).isZero();
     }
 
+    /**
+     * The informer's copy of a booking (BOUND) replacing the bind's own (ASSUMED) on the same GPU never shows that GPU
+     * free in between: a concurrent assume that looked then booked the room twice (seen under the real kube-scheduler).
+     * Whatever can look between two steps is told through the room listener, on the restoring thread.
+     */
+    @Test
+    void restore_samePlacementAgain_roomNeverSeenFree() {
+        var a = ((AssumeResult.Assumed) ledger.assume(key("a"), "uid-a", "n1", gib(90), BINPACK)).allocation();
+        List<Long> seen = new ArrayList<>();
+        ledger.onRoomGrew(node -> seen.add(ledger.node("n1").allocatedMib(0)));
+
+        ledger.restore(a.withPhase(Phase.BOUND));
+
+        assertThat(seen).allSatisfy(mib -> assertThat(mib).as("GPU 0 booked while the restore ran").isEqualTo(a.demand().chargeMib()));
+        assertThat(ledger.node("n1").allocatedMib(0)).isEqualTo(a.demand().chargeMib());
+        var other = ledger.assume(key("b"), "uid-b", "n1", gib(90), (node, demand) -> new GpuChooser.Choice.Chosen(new int[] {0}));
+        assertThat(other).isInstanceOf(AssumeResult.Rejected.class);
+    }
+
     /** Whatever a chooser answers, the ledger books no GPU past its size, twice in one pod, or unhealthy. */
     @Test
     void assume_chooserPicksAFullGpu_refusedAndNothingBooked() {
