@@ -65,9 +65,12 @@ class SupervisorSocketProbeIT {
         assertThat(monitor.current().daemonUp()).as("healthy to begin with: " + monitor.current().reason()).isTrue();
     }
 
-    @AfterEach void tearDown() {
+    @AfterEach void tearDown() throws InterruptedException {
         socket.close();
         supervisorThread.shutdownNow();
+        // a step the supervisor's thread is in (a status file being written) ends before the temporary folder goes
+        assertThat(supervisorThread.awaitTermination(10, TimeUnit.SECONDS)).as("the supervisor's thread stopped").isTrue();
+        supervisor.close();
     }
 
     @Test void supervisorHung_daemonStillRunning_healthyThroughTheGrace_unhealthyAfterIt() throws Exception {
