@@ -61,13 +61,21 @@ final class PodOps {
      * kubelet drop them before a scenario restarts it.
      */
     void settleKubeletAllocations() throws IOException, InterruptedException {
-        // a scenario before this one may have left the plugin re-registering: kubelet refuses a pod bound meanwhile
-        KubeletLog log = new KubeletLog(node.kubelet().log());
-        Waits.until(Duration.ofSeconds(90), () -> log.lastHealthy(Names.RESOURCE_GPU_MEM, 0).orElse(-1) == RealNode.GPUS * RealNode.UNITS_PER_GPU,
-                () -> "devices not all Healthy in kubelet's last update; plugin:\n" + node.devicePlugin().tail(10));
+        awaitAllHealthy();
         reporter("settle", 1);
         awaitRunning("settle", Duration.ofSeconds(60));
         deleteAll();
+    }
+
+    /**
+     * Until kubelet's last device update says every gpu-mem device is Healthy: a scenario before this one may have left
+     * the plugin re-registering (the old endpoint's stream ending after the new one registered), and kubelet refuses a
+     * pod it admits meanwhile ("no healthy devices present") before the plugin is asked.
+     */
+    void awaitAllHealthy() throws InterruptedException {
+        KubeletLog log = new KubeletLog(node.kubelet().log());
+        Waits.until(Duration.ofSeconds(90), () -> log.lastHealthy(Names.RESOURCE_GPU_MEM, 0).orElse(-1) == RealNode.GPUS * RealNode.UNITS_PER_GPU,
+                () -> "devices not all Healthy in kubelet's last update; plugin:\n" + node.devicePlugin().tail(10));
     }
 
     /** pod name → the GPU UUIDs of the gpu-mem device IDs kubelet recorded for its containers (pod-resources List). */

@@ -23,6 +23,7 @@ class PresetNodeNameIT {
     @Test void presetNodeName_failsFastWithReadableMessage_andStallsNoOtherPod(RealNode node) throws Exception {
         this.node = node;
         PodOps ops = new PodOps(node);
+        ops.awaitAllHealthy();
         Pod preset = new PodBuilder(TestPods.reporter("preset", 7, node.schedulerName(), node.outDir()))
                 .editSpec().withNodeName(RealNode.NAME).withSchedulerName(null).endSpec().build();
         long start = System.nanoTime();
