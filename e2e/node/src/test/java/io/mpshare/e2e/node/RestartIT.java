@@ -48,6 +48,7 @@ class RestartIT {
     @Test void devicePluginRestart_podsKeepTheirGpus_newPodsAdmitted(RealNode node) throws Exception {
         this.node = node;
         PodOps ops = new PodOps(node);
+        ops.awaitAllHealthy();
         ops.reporter("before-plugin-a", 100);
         ops.reporter("before-plugin-b", 100);
         ops.awaitRunning("before-plugin-a", Duration.ofSeconds(60));
