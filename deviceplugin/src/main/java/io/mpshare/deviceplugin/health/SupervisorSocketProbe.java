@@ -17,7 +17,9 @@ import java.util.function.Supplier;
  * a {@code /heartbeat} answered by the supervisor's own thread, with a deadline, then the daemon's PID checked in
  * {@code /proc} (a zombie is dead). Down when any of these fails:
  * <ul>
- *   <li>{@code ready} false (daemon down, restarting, or a ceiling not applied yet), or no supervisor on the socket;</li>
+ *   <li>{@code ready} false (daemon down, restarting, or a ceiling not applied yet), or no supervisor on the socket — but
+ *       while the phase is UP and the daemon is the one of the last "up" answer, still running, a not-ready answer
+ *       (one health read missed, a setting being put back) counts as slow within the same grace;</li>
  *   <li>the daemon PID it names is not running ({@link ProcessLiveness}: exited, zombie, or not visible);</li>
  *   <li>no answer within {@code deadline}, or a 503 (its thread is stuck): at once when the daemon PID of its last
  *       answer is no longer running (or cannot be checked), else once the supervisor has gone unanswered for
@@ -75,6 +77,10 @@ public final class SupervisorSocketProbe implements DaemonProbe {
             if (e.reason() != Reason.TIMEOUT || !withinGrace(before, c)) throw e;
             last = before;
             return true; // slow, not yet hung: the daemon it last named still runs
+        }
+        if (!s.ready() && "UP".equals(s.phase()) && s.daemonPid() == (before == null ? -1 : before.daemonPid()) && withinGrace(before, c)) {
+            last = before;
+            return true; // the same daemon, up, one health read or one setting behind: slow, not down
         }
         if (!s.ready()) {
             throw new IllegalStateException("the " + c.id() + " MPS supervisor reports its daemon not ready (" + s.phase()
