@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.mpshare.kube.http.DeadlineExecutor;
 import io.mpshare.admission.review.PodAdmission;
 import io.mpshare.core.validation.Tenancy;
 
@@ -111,7 +112,7 @@ public final class WebhookServer implements AutoCloseable {
         server.createContext(VALIDATE_PATH + TRUSTED_SUFFIX, ex -> review(ex, r -> admission.validate(r, Tenancy.TRUSTED)));
         server.createContext(MUTATE_PATH + TRUSTED_SUFFIX, ex -> review(ex, r -> admission.mutate(r, Tenancy.TRUSTED)));
         server.createContext(HEALTH_PATH, ex -> send(ex, 200, "text/plain", "ok"));
-        executor = new DeadlineExecutor(limits.exchangeDeadline());
+        executor = new DeadlineExecutor("webhook", limits.exchangeDeadline());
         server.setExecutor(executor);
         server.start();
     }
