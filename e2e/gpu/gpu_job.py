@@ -4,6 +4,7 @@
   hold NAME GIB HOLD_S         allocate GIB and keep using it for HOLD_S (a neighbour, or a no-MPS rogue)
   grab NAME GIB HOLD_S         allocate GIB (beyond the job's share, after raising its own env cap); write /tmp/e2e-NAME.t; keep using it
   group NAME N GIB HOLD_S      N processes each allocating GIB (each under the job's cap, together over it); /tmp/e2e-NAME.t once all hold
+  rogue NAME GIB HOLD_S        outside MPS: /tmp/e2e-NAME.c just before its first CUDA call, allocate GIB at once, /tmp/e2e-NAME.t; keep using it
   matmul N START_AT SECONDS    warm up, wait for START_AT, loop an NxN fp32 matmul for SECONDS; print iterations per second
 """
 import os
@@ -59,15 +60,32 @@ def cap(name, req, hold):
     return 0 if ok else 2
 
 
-def hold(name, gib, secs):
-    sees(name)
-    x = torch.empty(int(gib * GiB), dtype=torch.uint8, device="cuda")
-    with open(f"/tmp/e2e-{name}.t", "w") as f:
+def mark(name, ext):
+    """Writes the time now to /tmp/e2e-NAME.EXT (.t: the memory is held; .c: the first CUDA call comes next)."""
+    with open(f"/tmp/e2e-{name}.{ext}", "w") as f:
         f.write(f"{time.time():.3f}")
-    say(f"{name} holds {gib} GiB at {time.time():.3f}")
+
+
+def holding(name, x, secs, what):
+    mark(name, "t")
+    say(f"{name} {what}holds {x.numel() / GiB:g} GiB at {time.time():.3f}")
     use(x, secs)
     say(f"{name} DONE usable")
     return 0
+
+
+def hold(name, gib, secs):
+    sees(name)
+    return holding(name, torch.empty(int(gib * GiB), dtype=torch.uint8, device="cuda"), secs, "")
+
+
+def rogue(name, gib, secs):
+    with open("/proc/self/cmdline", "rb") as f:
+        argv0 = f.read().split(b"\0")[0].decode(errors="replace")
+    mark(name, "c")
+    x = torch.empty(int(gib * GiB), dtype=torch.uint8, device="cuda")
+    torch.cuda.synchronize()
+    return holding(name, x, secs, f"pid {os.getpid()} argv0 {argv0} (MPS pipe env {os.environ.get('CUDA_MPS_PIPE_DIRECTORY', '-')}) ")
 
 
 def group(name, n, gib, secs):
@@ -80,8 +98,7 @@ def group(name, n, gib, secs):
         if not any(p.is_alive() for p in ps):
             break
         time.sleep(0.02)
-    with open(f"/tmp/e2e-{name}.t", "w") as f:
-        f.write(f"{time.time():.3f}")
+    mark(name, "t")
     say(f"{name}: all {n} hold {gib} GiB at {time.time():.3f}")
     for p in ps:
         p.join()
@@ -121,6 +138,8 @@ if __name__ == "__main__":
         sys.exit(cap(args[0], float(args[1]), float(args[2])))
     if kind in ("hold", "grab"):
         sys.exit(hold(args[0], float(args[1]), float(args[2])))
+    if kind == "rogue":
+        sys.exit(rogue(args[0], float(args[1]), float(args[2])))
     if kind == "group":
         sys.exit(group(args[0], int(args[1]), float(args[2]), float(args[3])))
     if kind == "sees":

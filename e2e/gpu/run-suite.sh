@@ -4,7 +4,8 @@
 #   1. `mpshare host` (real NVML, in-process supervisor, policer) + `mpshare ps`
 #   2. caps: three concurrent `mpshare run` jobs of 2, 5, 10 GiB allocate within and fail beyond
 #   3. throughput: the same 8 processes under `mpshare run --gpu-mem 2`
-#   4. policing: env-tampering job, a no-MPS process, a 4-process group over its share; neighbour keeps running
+#   4. policing: env-tampering job, a no-MPS process, a 4-process group over its share; neighbour keeps running;
+#      a 20 GiB no-MPS process as python3 and through a link named nvidia-cuda-mps-server (renamed-rogue.sh, <= 1 min)
 #   5. daemon killed: GPUs DOWN, new run refused, recovery, a run after it is capped
 # Changes no GPU setting. Logs under $OUT; a short table last.
 set -u
@@ -88,6 +89,12 @@ R[rogue]="ended $(watch_end rogue $P) s after allocating"; wait $P; R[rogue]="${
 # c) a job of 4 processes, each 1.5 GiB (+ context) under its 4.5G cap, together over its 4 GiB
 M run --socket $SOCK --gpu-mem 4 -- python3 $JOB group grp 4 1.5 20 > "$E/group.log" 2>&1 & P=$!
 R[group]="ended $(watch_end grp $P) s after all 4 allocated"; wait $P; R[group]="${R[group]}, exit $?"; cat "$E/group.log"
+# d) 20 GiB outside MPS, as python3 (baseline) and through a link named nvidia-cuda-mps-server: killed alike; a 2 GiB job keeps its server
+timeout 90 bash e2e/gpu/renamed-rogue.sh "$RUN" "$OUT/host.log" -- "${MJ[@]}" run --socket $SOCK --gpu-mem 2 -- > "$E/renamed.log" 2>&1
+cat "$E/renamed.log"
+rr() { sed -n "s/^RESULT $1 | [^|]*| //p" "$E/renamed.log" | head -1; }
+R[rr_python3]=$(rr python3); R[rr_renamed]=$(rr renamed); R[rr_server]=$(grep -E '^RESULT real server' "$E/renamed.log" | cut -d'|' -f2 | tr -d ' ' | tr '\n' ' ')
+R[rr_nb]=$(rr 'neighbour MPS job'); R[rr_parent]=$(sed -n 's/^before: //p' "$E/renamed.log")
 M ps --socket $SOCK
 M ps --socket $SOCK --json > "$OUT/ps-policing.json"
 python3 e2e/gpu/events.py "$OUT/ps-policing.json" tamper rogue grp | tee "$E/policed.txt"
@@ -127,6 +134,9 @@ printf '%-34s | %s\n' "env-tampering job" "${R[ev_tamper]}; ${R[tamper]}"
 printf '%-34s | %s\n' "no-MPS process" "${R[ev_rogue]}; ${R[rogue]}"
 printf '%-34s | %s\n' "4-process group over its share" "${R[ev_grp]}; ${R[group]}"
 printf '%-34s | %s\n' "well-behaved neighbour" "${R[neighbour]}"
+printf '%-34s | %s\n' "20 GiB no-MPS process, python3" "${R[rr_python3]:-not run}"
+printf '%-34s | %s\n' "same as nvidia-cuda-mps-server" "${R[rr_renamed]:-not run}"
+printf '%-34s | %s\n' "real MPS server(s) after both" "${R[rr_server]:-?}; ${R[rr_parent]:-?}; its job: ${R[rr_nb]:-?}"
 printf '%-34s | %s\n' "run while daemon down" "${R[down_run]}"
 printf '%-34s | %s\n' "daemon recovery" "${R[recovery]}"
 printf '%-34s | %s\n' "run after recovery" "${R[after]}"

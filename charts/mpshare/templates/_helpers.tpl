@@ -108,3 +108,18 @@ matchConditions:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end -}}
+
+{{/* A CEL list literal of single-quoted strings: ['a', 'b'] */}}
+{{- define "mpshare.celStrings" -}}
+[{{ range $i, $s := . }}{{ if $i }}, {{ end }}'{{ $s }}'{{ end }}]
+{{- end -}}
+
+{{/* CEL: the annotation keys k of a pod that this request adds, changes or removes and for which the CEL condition
+given (over k) holds; object is the pod after the request, oldObject before (null on CREATE). */}}
+{{- define "mpshare.changedAnnotations" -}}
+(has(object.metadata.annotations) ? object.metadata.annotations.filter(k, {{ . }}
+&& (oldObject == null || !has(oldObject.metadata.annotations) || !(k in oldObject.metadata.annotations)
+|| oldObject.metadata.annotations[k] != object.metadata.annotations[k])) : [])
++ (oldObject != null && has(oldObject.metadata.annotations) ? oldObject.metadata.annotations.filter(k, {{ . }}
+&& (!has(object.metadata.annotations) || !(k in object.metadata.annotations))) : [])
+{{- end -}}

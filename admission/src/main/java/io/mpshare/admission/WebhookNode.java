@@ -30,7 +30,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -49,8 +48,8 @@ import java.util.logging.Logger;
  * any API call; it asks for the API server only when something needs it ({@link Config#needsApi}). The reconcile loop
  * runs on its own thread every {@link Config#reconcileEvery}; a failed round is logged and retried at the next one
  * (helm upgrade may reset the caBundle; kubelet swaps the mounted files on a Secret update). The server is given a
- * {@link SwappableSslContext}, so a rotated certificate reaches new connections without a restart. {@link #close} stops serving,
- * the loop and the request threads, then closes the client (and with it the informers).
+ * {@link SwappableSslContext}, so a rotated certificate reaches new connections without a restart. {@link #close} stops serving
+ * (the server owns its request threads: {@link WebhookServer}) and the loop, then closes the client (and with it the informers).
  */
 public final class WebhookNode implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(WebhookNode.class.getName());
@@ -81,19 +80,19 @@ public final class WebhookNode implements AutoCloseable {
      * @param acceptedSchedulers schedulerNames whose scheduler calls the extender; empty: not checked
      * @param securityDefaults   runAsUser/runAsGroup set on strict namespaces' shared-GPU pods that set none
      * @param clientUids         watch the namespaces' client-UID bindings
-     * @param threads            request threads
+     * @param kubeletRootDirs    the kubelet's root folder(s) on the nodes, which no judged pod may mount
      * @param reconcileEvery     how often the caBundle and the mounted certificate are checked
      */
     public record Config(int port, Optional<MountedFiles> mounted, String tlsSecret, String service, String namespace,
                          List<String> mutating, List<String> validating, Set<String> allowedNamespaces, String schedulerName,
                          long largestGpuMib, MemoryUnit unit, long reserveMib, Set<String> acceptedSchedulers,
-                         Optional<SecurityDefaults> securityDefaults, boolean clientUids, int threads, Duration reconcileEvery) {
+                         Optional<SecurityDefaults> securityDefaults, boolean clientUids, List<String> kubeletRootDirs, Duration reconcileEvery) {
         public Config {
             mutating = List.copyOf(mutating);
             validating = List.copyOf(validating);
             allowedNamespaces = Set.copyOf(allowedNamespaces);
             acceptedSchedulers = Set.copyOf(acceptedSchedulers);
-            if (threads < 1) throw new IllegalArgumentException("--threads must be at least 1, not " + threads);
+            kubeletRootDirs = AdmissionRules.kubeletRootDirs(kubeletRootDirs);
             if (!reconcileEvery.isPositive()) throw new IllegalArgumentException("--reconcile-seconds must be at least 1, not " + reconcileEvery.toSeconds());
         }
 
@@ -105,13 +104,11 @@ public final class WebhookNode implements AutoCloseable {
 
     private final WebhookServer server;
     private final ScheduledExecutorService reconcile;
-    private final ExecutorService requests;
     private final KubernetesClient client;
 
-    private WebhookNode(WebhookServer server, ScheduledExecutorService reconcile, ExecutorService requests, KubernetesClient client) {
+    private WebhookNode(WebhookServer server, ScheduledExecutorService reconcile, KubernetesClient client) {
         this.server = server;
         this.reconcile = reconcile;
-        this.requests = requests;
         this.client = client;
     }
 
@@ -125,7 +122,6 @@ public final class WebhookNode implements AutoCloseable {
         ServingCertificate mountedCert = mounted == null ? null : mounted.load();
         KubernetesClient client = c.needsApi() ? connect.get() : null;
         ScheduledExecutorService reconcile = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("webhook-reconcile").factory());
-        ExecutorService requests = Executors.newFixedThreadPool(c.threads(), Thread.ofPlatform().daemon().name("webhook-", 0).factory());
         try {
             ServingCertificate cert = mountedCert != null ? mountedCert
                     : new SecretCertificateStore(client, c.namespace(), c.tlsSecret(), SelfSigned.serviceDnsNames(c.service(), c.namespace()), clock,
@@ -133,21 +129,20 @@ public final class WebhookNode implements AutoCloseable {
             KubernetesSerialization json = client != null ? client.getKubernetesSerialization() : new KubernetesSerialization();
             Set<String> allowed = new HashSet<>(c.allowedNamespaces());
             allowed.add(c.namespace());
-            var rules = new AdmissionRules(allowed, c.unit(), c.reserveMib(), c.acceptedSchedulers());
+            var rules = new AdmissionRules(allowed, c.unit(), c.reserveMib(), c.acceptedSchedulers(), c.kubeletRootDirs());
             var admission = new PodAdmission(new PodValidator(rules), largestGpu(c, client), c.schedulerName(), json, c.securityDefaults(), clientUids(c, client));
             var patcher = client == null ? null : new CaBundlePatcher(client, c.mutating(), c.validating(), c.service(), c.namespace());
             if (patcher != null) patcher.patch(cert.caPem());
             SwappableSslContext tls = SwappableSslContext.of(cert.sslContext());
-            WebhookServer server = new WebhookServer(new InetSocketAddress(c.port()), tls, admission, requests, json);
+            WebhookServer server = new WebhookServer(new InetSocketAddress(c.port()), tls, admission, json);
             LOG.info("mpshare webhook serving on :" + server.port() + " (namespace " + c.namespace() + ", scheduler "
                     + (c.schedulerName().isEmpty() ? "unchanged" : c.schedulerName()) + ")");
             var current = new AtomicReference<>(cert);
             long every = c.reconcileEvery().toSeconds();
             reconcile.scheduleWithFixedDelay(() -> reconcile(tls, mounted, patcher, current), every, every, TimeUnit.SECONDS);
-            return new WebhookNode(server, reconcile, requests, client);
+            return new WebhookNode(server, reconcile, client);
         } catch (IOException | RuntimeException e) {
             reconcile.shutdownNow();
-            requests.shutdownNow();
             if (client != null) client.close();
             throw e;
         }
@@ -192,7 +187,6 @@ public final class WebhookNode implements AutoCloseable {
             server.close();
         } finally {
             reconcile.shutdownNow();
-            requests.close();
             if (client != null) client.close();
         }
     }

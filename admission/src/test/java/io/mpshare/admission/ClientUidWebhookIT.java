@@ -35,8 +35,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -49,7 +47,6 @@ import static org.awaitility.Awaitility.await;
 class ClientUidWebhookIT {
     private static final KubernetesSerialization JSON = new KubernetesSerialization();
     KubernetesClient client;
-    private ExecutorService executor;
     private WebhookServer server;
     private HttpClient http;
     private SharedIndexInformer<io.fabric8.kubernetes.api.model.Namespace> informer;
@@ -62,10 +59,9 @@ class ClientUidWebhookIT {
         uids = new NamespaceClientUids();
         informer = client.namespaces().inform(uids, 0);
         ServingCertificate cert = SelfSigned.create(List.of("localhost"), Instant.now(), Duration.ofDays(1));
-        executor = Executors.newFixedThreadPool(2);
         var admission = new PodAdmission(new PodValidator(AdmissionRules.defaults(Set.of("mpshare-system"))),
                 () -> OptionalLong.of(143_771), Names.SCHEDULER_NAME, JSON, Optional.empty(), Optional.of(uids));
-        server = new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), cert.sslContext(), admission, executor, JSON);
+        server = new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), cert.sslContext(), admission, JSON);
         KeyStore ts = KeyStore.getInstance("PKCS12");
         ts.load(null, null);
         ts.setCertificateEntry("ca", Pem.readCertificates(cert.caPem(), "ca").getFirst());
@@ -80,7 +76,6 @@ class ClientUidWebhookIT {
     void stop() {
         server.close();
         informer.close();
-        executor.shutdownNow();
         http.close();
     }
 

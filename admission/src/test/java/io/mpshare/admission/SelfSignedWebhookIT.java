@@ -30,7 +30,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.Executors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -60,16 +59,13 @@ class SelfSignedWebhookIT {
                 .getWebhooks().getFirst().getClientConfig().getCaBundle();
         String caPem = new String(Base64.getDecoder().decode(bundle), StandardCharsets.US_ASCII);
 
-        var executor = Executors.newFixedThreadPool(2);
         var admission = new PodAdmission(new PodValidator(AdmissionRules.defaults(Set.of(ns))), OptionalLong::empty, "");
-        try (var server = new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), cert.sslContext(), admission, executor);
+        try (var server = new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), cert.sslContext(), admission);
              HttpClient apiServer = HttpClient.newBuilder().sslContext(trusting(caPem)).build()) {
             HttpResponse<String> r = apiServer.send(HttpRequest.newBuilder(URI.create("https://localhost:" + server.port() + WebhookServer.VALIDATE_PATH))
                     .POST(HttpRequest.BodyPublishers.ofString(Reviews.json("rogue-nvidia-env"))).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(r.body()).contains("\"allowed\":false").contains("NVIDIA_VISIBLE_DEVICES");
-        } finally {
-            executor.shutdownNow();
         }
     }
 

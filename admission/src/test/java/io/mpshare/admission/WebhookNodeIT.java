@@ -46,7 +46,7 @@ class WebhookNodeIT {
     WebhookNode.Config config(List<String> validating, long largestGpuMib, boolean clientUids) {
         return new WebhookNode.Config(0, Optional.of(new WebhookNode.MountedFiles(dir.resolve("tls.crt"), dir.resolve("tls.key"), null)),
                 "unused", SVC, NS, List.of(), validating, Set.of(), "", largestGpuMib, MemoryUnit.GIB, Names.DEFAULT_CONTEXT_RESERVE_MIB,
-                Set.of(), Optional.empty(), clientUids, 2, Duration.ofSeconds(1));
+                Set.of(), Optional.empty(), clientUids, List.of(Names.KUBELET_DIR), Duration.ofSeconds(1));
     }
 
     /** A fresh CA and leaf for localhost in the mounted files (chain: leaf, then CA); returns the CA in PEM. */

@@ -27,8 +27,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -36,7 +34,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** Real AdmissionReview JSON over real HTTPS, trusting only the CA the webhook would patch into its configurations. */
 class WebhookServerIT {
     private static ServingCertificate cert;
-    private static ExecutorService executor;
     private static WebhookServer server;
     private static HttpClient client;
     private static final KubernetesSerialization JSON = new KubernetesSerialization();
@@ -45,17 +42,15 @@ class WebhookServerIT {
     static void start() throws Exception {
         // "localhost" stands for the Service DNS name here; the JDK client checks it as kube-apiserver does.
         cert = SelfSigned.create(List.of("localhost", "mpshare-webhook.mpshare-system.svc"), Instant.now(), Duration.ofDays(1));
-        executor = Executors.newFixedThreadPool(2);
         var admission = new PodAdmission(new PodValidator(AdmissionRules.defaults(Set.of("mpshare-system"))),
                 () -> OptionalLong.of(143_771), Names.SCHEDULER_NAME, JSON);
-        server = new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), cert.sslContext(), admission, executor, JSON);
+        server = new WebhookServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), cert.sslContext(), admission, JSON);
         client = HttpClient.newBuilder().sslContext(trusting(cert)).connectTimeout(Duration.ofSeconds(5)).build();
     }
 
     @AfterAll
     static void stop() {
         server.close();
-        executor.shutdownNow();
         client.close();
     }
 

@@ -45,10 +45,13 @@ class ChartTest {
                 Map.entry("webhook.failurePolicy", "Ignore"),
                 Map.entry("mpsControl.hostIPC", "true"),
                 Map.entry("devicePlugin.mountDevShm", "true"),
+                Map.entry("devicePlugin.deviceListStrategy", "device-specs"),
+                Map.entry("devicePlugin.driverRoot", "/run/nvidia/driver"),
                 Map.entry("mpsControl.colours.green.tag", "0.2.0"),
                 Map.entry("runtimeClassName", "nvidia"),
                 Map.entry("metrics.serviceMonitor.enabled", "true"),
-                Map.entry("metrics.grafanaDashboard.enabled", "true")));
+                Map.entry("metrics.grafanaDashboard.enabled", "true"),
+                Map.entry("kubeletRootDir", "/var/lib/k0s/kubelet")));
     }
 
     @Test
@@ -98,6 +101,17 @@ class ChartTest {
     }
 
     @Test
+    void devicePlugin_deviceSpecs_findsTheDriverUnderTheHostsRootsMountedReadOnly() {
+        PodSpec plugin = other.one(DaemonSet.class, FULL + "-device-plugin").getSpec().getTemplate().getSpec();
+        Container c = Rendered.container(plugin, "device-plugin");
+        assertThat(c.getArgs()).contains("--device-list-strategy=device-specs", "--driver-root=/run/nvidia/driver", "--driver-root-mount=/driver-root",
+                "--dev-root=/", "--dev-root-mount=/host").noneMatch(a -> a.startsWith("--cdi-spec-dir"));
+        assertThat(hostPaths(plugin)).contains("/run/nvidia/driver", "/dev");
+        assertThat(c.getVolumeMounts()).filteredOn(m -> m.getMountPath().equals("/driver-root") || m.getMountPath().equals("/host/dev"))
+                .hasSize(2).allMatch(m -> Boolean.TRUE.equals(m.getReadOnly()));
+    }
+
+    @Test
     void devicePlugin_rollingLeastPrivilege_kubeletSockets() {
         DaemonSet ds = defaults.one(DaemonSet.class, FULL + "-device-plugin");
         PodSpec pod = ds.getSpec().getTemplate().getSpec();
@@ -116,6 +130,19 @@ class ChartTest {
         assertThat(c.getSecurityContext().getCapabilities().getAdd()).containsExactly("KILL");
         assertThat(pod.getNodeSelector()).containsEntry(Names.NODE_LABEL_SCHEDULE, Names.NODE_LABEL_SCHEDULE_MPS);
         assertThat(pod.getServiceAccountName()).isEqualTo(FULL + "-device-plugin");
+    }
+
+    /** kubeletRootDir moves the host side of the device plugin's socket mounts and is what the webhook protects. */
+    @Test
+    void kubeletRootDir_devicePluginMountsItAndTheWebhookProtectsIt() {
+        PodSpec plugin = other.one(DaemonSet.class, FULL + "-device-plugin").getSpec().getTemplate().getSpec();
+        assertThat(hostPaths(plugin)).containsExactlyInAnyOrder("/var/lib/k0s/kubelet/device-plugins", "/var/lib/k0s/kubelet/pod-resources", Names.RUN_DIR);
+        assertThat(Rendered.container(plugin, "device-plugin").getVolumeMounts()).extracting(m -> m.getMountPath())
+                .contains(Names.DEVICE_PLUGIN_DIR, "/var/lib/kubelet/pod-resources");
+        assertThat(Rendered.container(other.one(Deployment.class, FULL + "-webhook").getSpec().getTemplate().getSpec(), "webhook").getArgs())
+                .contains("--kubelet-root-dir=/var/lib/k0s/kubelet");
+        assertThat(Rendered.container(defaults.one(Deployment.class, FULL + "-webhook").getSpec().getTemplate().getSpec(), "webhook").getArgs())
+                .contains("--kubelet-root-dir=" + Names.KUBELET_DIR);
     }
 
     @Test

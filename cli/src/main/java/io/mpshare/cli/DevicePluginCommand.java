@@ -6,11 +6,17 @@ import io.mpshare.cli.kube.KubeOptions;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.deviceplugin.DevicePluginConfig;
 import io.mpshare.deviceplugin.DevicePluginNode;
+import io.mpshare.deviceplugin.DevicePluginPreflight;
 import io.mpshare.deviceplugin.NodeHttp;
 import io.mpshare.deviceplugin.health.DaemonProbe;
 import io.mpshare.deviceplugin.health.DaemonProbes;
+import io.mpshare.deviceplugin.driver.DeviceListConfig;
+import io.mpshare.deviceplugin.driver.DeviceListStrategy;
+import io.mpshare.deviceplugin.driver.DriverDiscovery;
+import io.mpshare.deviceplugin.driver.DriverRoots;
 import io.mpshare.deviceplugin.policing.PolicingConfig;
 import io.mpshare.policing.ActionPolicy;
+import io.mpshare.policing.metrics.PolicerMetrics.PodSeries;
 import io.mpshare.nvml.FfmNvml;
 import io.mpshare.nvml.Nvml;
 import io.mpshare.nvml.NvmlException;
@@ -51,7 +57,20 @@ public final class DevicePluginCommand implements Callable<Integer> {
     @Option(names = "--police", defaultValue = "true", negatable = true, fallbackValue = "true", description = "run the per-pod GPU memory policer (default ${DEFAULT-VALUE}; --no-police: off)") boolean police;
     @Option(names = "--police-action", defaultValue = "terminate", description = "what the policer does about a pod over its limit or a rogue process: event, terminate or evict (default ${DEFAULT-VALUE})") String policeAction;
     @Option(names = "--police-interval", defaultValue = "1s", description = "the policer's sampling period: 1s, 500ms, PT2S (default ${DEFAULT-VALUE})") String policeInterval;
+    @Option(names = "--pod-metrics", description = "serve the per-pod and per-container series on /metrics (namespace, pod, container labels: they name every tenant's pods); only where a NetworkPolicy keeps the metrics port to the scrapers (the chart: networkPolicy.enabled)") boolean podMetrics;
     @Option(names = "--proc-root", defaultValue = "/proc", description = "the host's /proc, where GPU processes are mapped to pods (the DaemonSet runs with hostPID; default ${DEFAULT-VALUE})") Path procRoot;
+    @Option(names = "--device-list-strategy", defaultValue = "envvar", paramLabel = "STRATEGY", description = "how a container gets its "
+            + "GPUs: envvar (NVIDIA_VISIBLE_DEVICES, for NVIDIA's container runtime), cdi (devices of a CDI spec written to "
+            + "--cdi-spec-dir, for containerd 1.7+ and CRI-O with CDI), device-specs (the device nodes and the driver's files, with no "
+            + "toolkit and any CRI runtime) (default ${DEFAULT-VALUE}; docs/install.md)") String deviceListStrategy;
+    @Option(names = "--driver-root", defaultValue = "/", description = "cdi, device-specs: the driver's root on the host: / for a "
+            + "driver installed on the host, the driver container's folder (/run/nvidia/driver) otherwise (default ${DEFAULT-VALUE})") Path driverRoot;
+    @Option(names = "--driver-root-mount", description = "where this process sees --driver-root when it runs in a pod (default: --driver-root)") Path driverRootMount;
+    @Option(names = "--dev-root", defaultValue = "/", description = "cdi, device-specs: the host folder whose dev/ holds the nvidia* "
+            + "device nodes (default ${DEFAULT-VALUE})") Path devRoot;
+    @Option(names = "--dev-root-mount", description = "where this process sees --dev-root when it runs in a pod (default: --dev-root)") Path devRootMount;
+    @Option(names = "--cdi-spec-dir", defaultValue = "/var/run/cdi", description = "cdi: the folder the node's runtime reads CDI specs "
+            + "from (default ${DEFAULT-VALUE})") Path cdiSpecDir;
     @Option(names = "--fake-gpus", paramLabel = "MIB[,MIB...]", description = "run without a GPU: fake GPUs of these sizes in MiB instead of NVML, "
             + "e.g. 12036,16384,81559, or 2x143771 for two H200s (docs/quickstart.md)") String fakeGpus;
     @Option(names = "--fake-gpu-model", defaultValue = "NVIDIA H200", paramLabel = "NAME", description = "with --fake-gpus: the model name the fake GPUs report (default ${DEFAULT-VALUE})") String fakeGpuModel;
@@ -66,7 +85,17 @@ public final class DevicePluginCommand implements Callable<Integer> {
                 .withRunDir(runDir, devShm);
         cfg = cfg.withPeriods(Duration.ofMillis(healthMs), cfg.endpointPeriod(), cfg.reconcileDelay());
         return cfg.withPolicing(PolicingConfig.defaults().withEnabled(police).withAction(ActionPolicy.parse(policeAction))
-                .withInterval(duration("--police-interval", policeInterval)).withProcRoot(procRoot));
+                .withInterval(duration("--police-interval", policeInterval)).withProcRoot(procRoot)
+                .withPodSeries(podMetrics ? PodSeries.INCLUDED : PodSeries.LEFT_OUT)).withDeviceList(deviceList());
+    }
+
+    DeviceListConfig deviceList() {
+        try {
+            return new DeviceListConfig(DeviceListStrategy.parse(deviceListStrategy), new DriverRoots(driverRoot,
+                    driverRootMount != null ? driverRootMount : driverRoot, devRoot, devRootMount != null ? devRootMount : devRoot), cdiSpecDir);
+        } catch (IllegalArgumentException e) {
+            throw CliFailure.usage(e.getMessage());
+        }
     }
 
     @Override public Integer call() throws Exception {
@@ -78,9 +107,10 @@ public final class DevicePluginCommand implements Callable<Integer> {
             throw CliFailure.usage(e.getMessage());
         }
         FakeGpus fakes = fakeGpus == null ? null : FakeGpus.parse(fakeGpus, fakeGpuModel);
+        DevicePluginPreflight.of(pluginDir, metricsPort).check();   // another plugin or the port's holder: refuse before anything
         CountDownLatch closed = new CountDownLatch(1);
         try (KubernetesClient client = KubeConnector.system().connect(kube)) {
-            Nvml nvml = openNvml(fakes);
+            Nvml nvml = openNvml(fakes, cfg.deviceList());
             try (DevicePluginNode node = DevicePluginNode.start(cfg, DevicePluginNode.Io.of(nvml, client, probe, cfg.runDir()));
                  NodeHttp http = metricsPort > 0 ? new NodeHttp(new InetSocketAddress(metricsPort), node::problem).metrics(node.metrics()).start() : null) {
                 // SIGTERM: the hook lets this thread close the node (its sockets leave kubelet's folder) and waits for it
@@ -100,9 +130,15 @@ public final class DevicePluginCommand implements Callable<Integer> {
         }
     }
 
-    private static Nvml openNvml(FakeGpus fakes) {
+    /** NVML: the fakes, the driver's own under a mounted driver root, or the one the loader finds. */
+    private static Nvml openNvml(FakeGpus fakes, DeviceListConfig devices) {
         if (fakes != null) return fakes.nvml();
         try {
+            DriverRoots roots = devices.roots();
+            if (!roots.seenDriverRoot().equals(roots.hostDriverRoot())) {
+                var lib = DriverDiscovery.nvmlLibrary(roots);
+                if (lib.isPresent()) return FfmNvml.open(lib.get().toString());
+            }
             return FfmNvml.open();
         } catch (NvmlException e) {
             throw CliFailure.failed(e.getMessage() + " To run the node side without a GPU, pass --fake-gpus MIB[,MIB...] (docs/cli.md).");

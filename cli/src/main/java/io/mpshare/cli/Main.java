@@ -1,6 +1,7 @@
 package io.mpshare.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.mpshare.mps.preflight.AlreadyRunning;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -64,6 +65,10 @@ public final class Main {
                 cmd.getErr().println(name(cmd) + ": " + ioMessage(null, e));
                 return ExitCodes.FAILED;
             }
+            case AlreadyRunning e -> {
+                cmd.getErr().println(name(cmd) + ": " + e.getMessage());
+                return ExitCodes.FAILED;
+            }
             case KubernetesClientException e -> {
                 cmd.getErr().println(name(cmd) + ": the API server refused or failed: " + e.getMessage());
                 return ExitCodes.FAILED;
@@ -85,11 +90,9 @@ public final class Main {
         return sb.toString();
     }
 
-    /** picocli's message and a hint, instead of the whole usage text. */
+    /** One line ({@link UsageErrors}): picocli's message, the nearest command or option, where to look; not the whole usage text. */
     private static final IParameterExceptionHandler USAGE_ERRORS = (ex, args) -> {
-        CommandLine cmd = ex.getCommandLine();
-        cmd.getErr().println(name(cmd) + ": " + ex.getMessage());
-        cmd.getErr().println("Try '" + name(cmd) + " --help' for the options.");
+        ex.getCommandLine().getErr().println(UsageErrors.line(ex));
         return ExitCodes.USAGE;
     };
 }

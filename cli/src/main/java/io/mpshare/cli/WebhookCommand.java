@@ -49,7 +49,9 @@ public final class WebhookCommand implements Callable<Integer> {
     @Option(names = "--default-run-as-group", defaultValue = "-1", description = "runAsGroup set with --default-run-as-user (default: the same number)") long defaultRunAsGroup;
     @Option(names = "--client-uids", negatable = true, defaultValue = "true", fallbackValue = "true", arity = "0..1",
             description = "watch namespaces' " + Names.ANN_CLIENT_UID + " (a UID belongs to one namespace; strict namespaces only); --no-client-uids leaves UIDs to the pods") boolean clientUids;
-    @Option(names = "--threads", defaultValue = "8", description = "request threads (default ${DEFAULT-VALUE})") int threads;
+    @Option(names = "--threads", defaultValue = "8", description = "ignored: each request runs on a virtual thread of its own (kept for existing command lines)") int threads;
+    @Option(names = "--kubelet-root-dir", defaultValue = Names.KUBELET_DIR, description = "the kubelet's --root-dir on the nodes (repeatable):"
+            + " no judged pod may mount it as a host path (default ${DEFAULT-VALUE})") List<String> kubeletRootDirs = new ArrayList<>();
     @Mixin KubeOptions kube;
     @Option(names = "--reconcile-seconds", defaultValue = "60", description = "how often the caBundle and mounted certificate are checked (default ${DEFAULT-VALUE})") int reconcileSeconds;
 
@@ -61,7 +63,7 @@ public final class WebhookCommand implements Callable<Integer> {
                 MemoryUnit.parse(unit), reserveMib, Set.copyOf(acceptedSchedulers),
                 defaultRunAsUser <= 0 ? Optional.empty()
                         : Optional.of(new SecurityDefaults(defaultRunAsUser, defaultRunAsGroup < 0 ? defaultRunAsUser : defaultRunAsGroup)),
-                clientUids, threads, Duration.ofSeconds(reconcileSeconds));
+                clientUids, kubeletRootDirs, Duration.ofSeconds(reconcileSeconds));
         Foreground.serve(WebhookNode.start(config, () -> KubeConnector.system().connect(kube), InstantSource.system()));
         return ExitCodes.OK;
     }

@@ -130,10 +130,15 @@ class CliErrorsIT {
                 "mpshare webhook: cannot read the mounted TLS files " + cert + " and " + key, "no such file");
     }
 
+    @Test void webhook_kubeletRootDirNotAbsolute_oneLineBeforeAnyApiCall() {
+        oneLine(CliRun.of("webhook", "--port", "0", "--namespace", "ns", "--kubelet-root-dir", "var/lib/kubelet"), ExitCodes.USAGE,
+                "mpshare webhook: kubelet root folder 'var/lib/kubelet' is not an absolute folder below /", "such as /var/lib/kubelet");
+    }
+
     @Test void unknownOption_messageAndHintNotTheWholeUsage() {
         CliRun r = CliRun.of("inspect", "--kubecfg", "x");
         assertThat(r.exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(r.errLines()).containsExactly("mpshare inspect: Unknown option: '--kubecfg'", "Try 'mpshare inspect --help' for the options.");
+        assertThat(r.errLines()).containsExactly("mpshare inspect: Unknown option: '--kubecfg'; did you mean --kubeconfig? ('mpshare inspect --help' lists the options)");
     }
 
     @Test void inspect_badOutput_oneLineUsage() {

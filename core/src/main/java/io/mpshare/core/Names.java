@@ -1,5 +1,7 @@
 package io.mpshare.core;
 
+import java.util.List;
+
 /**
  * Every resource name, label, annotation key, port and path mpshare uses, defined once.
  * Adapters reference these constants; a second copy of any of them elsewhere is a bug.
@@ -50,12 +52,13 @@ public final class Names {
     public static final String MPS_COLOUR_GREEN = "green";
     public static final String MPS_COLOUR_DEFAULT = MPS_COLOUR_BLUE;
 
-    /** ACK gpushare v1 annotations, read so that pods placed by gpushare are accounted. */
-    public static final String ACK_GPU_MEM_IDX = "ALIYUN_COM_GPU_MEM_IDX";
-    public static final String ACK_GPU_MEM_POD = "ALIYUN_COM_GPU_MEM_POD";
-    public static final String ACK_GPU_MEM_DEV = "ALIYUN_COM_GPU_MEM_DEV";
-    public static final String ACK_GPU_MEM_ASSIGNED = "ALIYUN_COM_GPU_MEM_ASSIGNED";
-    public static final String ACK_GPU_MEM_ASSUME_TIME = "ALIYUN_COM_GPU_MEM_ASSUME_TIME";
+    /** ACK gpushare v1 annotations, read so that pods placed by gpushare are accounted; all begin {@link #ACK_ANNOTATION_PREFIX}. */
+    public static final String ACK_ANNOTATION_PREFIX = "ALIYUN_COM_GPU_MEM_";
+    public static final String ACK_GPU_MEM_IDX = ACK_ANNOTATION_PREFIX + "IDX";
+    public static final String ACK_GPU_MEM_POD = ACK_ANNOTATION_PREFIX + "POD";
+    public static final String ACK_GPU_MEM_DEV = ACK_ANNOTATION_PREFIX + "DEV";
+    public static final String ACK_GPU_MEM_ASSIGNED = ACK_ANNOTATION_PREFIX + "ASSIGNED";
+    public static final String ACK_GPU_MEM_ASSUME_TIME = ACK_ANNOTATION_PREFIX + "ASSUME_TIME";
 
     public static final int EXTENDER_PORT = 39999;
     public static final String EXTENDER_PREFIX = "/mpshare-scheduler";
@@ -91,6 +94,14 @@ public final class Names {
     public static final String ENV_MPS_THREADS = "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE";
     /** Prefix of every MPS client variable; users may not set these in shared-GPU pods (the device plugin does). */
     public static final String ENV_MPS_PREFIX = "CUDA_MPS_";
+    /** The NVIDIA container toolkit's variables: the GPUs, driver capabilities and MIG devices a container gets. */
+    public static final String ENV_NVIDIA_PREFIX = "NVIDIA_";
+    /**
+     * Name families of the variables the NVIDIA toolkit reads and the device plugin's answer sets ({@code NVIDIA_*},
+     * {@code CUDA_MPS_*} and the rest of {@code CUDA_*}, ACK's {@code ALIYUN_COM_GPU_MEM_*}): a container's own env
+     * wins over the device plugin's, so an {@code envFrom} source of a shared-GPU pod must not be able to spell them.
+     */
+    public static final List<String> ENV_GPU_FAMILIES = List.of(ENV_NVIDIA_PREFIX, "CUDA_", "ALIYUN_");
     /**
      * Where the NVIDIA container toolkit looks for a container's GPU list under its volume-mounts strategy
      * ({@code accept-nvidia-visible-devices-as-volume-mounts}): a mount named {@code all} or a GPU UUID there hands the

@@ -3,6 +3,7 @@ package io.mpshare.deviceplugin;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.deviceplugin.allocation.AllocateHooks;
+import io.mpshare.deviceplugin.driver.DeviceListConfig;
 import io.mpshare.deviceplugin.policing.PolicingConfig;
 
 import java.nio.file.Path;
@@ -25,12 +26,13 @@ import java.util.function.Consumer;
  * @param podFieldSelector   watch only this node's pods ({@code fieldSelector=spec.nodeName}); false only against API
  *                           test servers that ignore that field (then every pod is watched and filtered here)
  * @param policing           the policer's flags (on by default; docs/policing.md)
+ * @param deviceList         how a container gets its GPUs: NVIDIA's runtime (the default), CDI, or device specs
  */
 public record DevicePluginConfig(String nodeName, MemoryUnit unit, Path pluginDir, Path kubeletSocket, Path podResourcesSocket,
                                  Path runDir, boolean mountDevShm, Duration healthPeriod, Duration endpointPeriod,
                                  Duration informerWait, Duration reconcileDelay, Duration reconcilePeriod, Duration xidHold,
                                  Duration inventoryRefresh, Duration fallbackBudget, int listBudgetBytes, boolean podFieldSelector,
-                                 PolicingConfig policing) {
+                                 PolicingConfig policing, DeviceListConfig deviceList) {
     public static final String MEM_SOCKET = "mpshare-gpu-mem.sock";
     public static final String CORE_SOCKET = "mpshare-gpu-core.sock";
 
@@ -39,6 +41,7 @@ public record DevicePluginConfig(String nodeName, MemoryUnit unit, Path pluginDi
         if (nodeName.isBlank()) throw new IllegalArgumentException("node name is blank: set --node-name or NODE_NAME from spec.nodeName");
         Objects.requireNonNull(unit, "unit");
         Objects.requireNonNull(policing, "policing");
+        Objects.requireNonNull(deviceList, "deviceList");
         Objects.requireNonNull(fallbackBudget, "fallbackBudget");
         if (healthPeriod.compareTo(Duration.ofMillis(1500)) > 0)
             throw new IllegalArgumentException("health period " + healthPeriod + " is too long: devices must turn Unhealthy within 2 s");
@@ -48,7 +51,7 @@ public record DevicePluginConfig(String nodeName, MemoryUnit unit, Path pluginDi
         return new DevicePluginConfig(nodeName, MemoryUnit.GIB, Path.of(Names.DEVICE_PLUGIN_DIR), Path.of(Names.KUBELET_SOCKET),
                 Path.of(Names.POD_RESOURCES_SOCKET), Path.of(Names.RUN_DIR), false, Duration.ofMillis(500), Duration.ofSeconds(1),
                 Duration.ofMillis(300), Duration.ofMillis(250), Duration.ofSeconds(30), Duration.ofMinutes(10), Duration.ofMinutes(5),
-                AllocateHooks.FALLBACK_BUDGET, 2 << 20, true, PolicingConfig.defaults());
+                AllocateHooks.FALLBACK_BUDGET, 2 << 20, true, PolicingConfig.defaults(), DeviceListConfig.defaults());
     }
 
     public DevicePluginConfig withSockets(Path pluginDir, Path kubeletSocket, Path podResourcesSocket) {
@@ -78,6 +81,8 @@ public record DevicePluginConfig(String nodeName, MemoryUnit unit, Path pluginDi
 
     public DevicePluginConfig withPolicing(PolicingConfig p) { return edit(b -> b.policing = p); }
 
+    public DevicePluginConfig withDeviceList(DeviceListConfig d) { return edit(b -> b.deviceList = d); }
+
     /** Tests against fabric8's mock API server: it ignores {@code fieldSelector=spec.nodeName} in watches. */
     public DevicePluginConfig withPodFieldSelector(boolean selector) { return edit(b -> b.podFieldSelector = selector); }
 
@@ -99,6 +104,7 @@ public record DevicePluginConfig(String nodeName, MemoryUnit unit, Path pluginDi
         Duration healthPeriod, endpointPeriod, informerWait, reconcileDelay, reconcilePeriod, xidHold, inventoryRefresh, fallbackBudget;
         int listBudgetBytes;
         PolicingConfig policing;
+        DeviceListConfig deviceList;
 
         Copy(DevicePluginConfig c) {
             nodeName = c.nodeName;
@@ -119,12 +125,13 @@ public record DevicePluginConfig(String nodeName, MemoryUnit unit, Path pluginDi
             listBudgetBytes = c.listBudgetBytes;
             podFieldSelector = c.podFieldSelector;
             policing = c.policing;
+            deviceList = c.deviceList;
         }
 
         DevicePluginConfig build() {
             return new DevicePluginConfig(nodeName, unit, pluginDir, kubeletSocket, podResourcesSocket, runDir, mountDevShm, healthPeriod,
                     endpointPeriod, informerWait, reconcileDelay, reconcilePeriod, xidHold, inventoryRefresh, fallbackBudget, listBudgetBytes,
-                    podFieldSelector, policing);
+                    podFieldSelector, policing, deviceList);
         }
     }
 }

@@ -18,6 +18,7 @@ import io.mpshare.deviceplugin.cluster.NodePodCache;
 import io.mpshare.deviceplugin.cluster.NodeView;
 import io.mpshare.deviceplugin.cluster.PodAnnotator;
 import io.mpshare.deviceplugin.devices.DeviceCatalog;
+import io.mpshare.deviceplugin.driver.DeviceLists;
 import io.mpshare.deviceplugin.devices.HealthState;
 import io.mpshare.deviceplugin.health.DaemonProbe;
 import io.mpshare.deviceplugin.health.HealthMonitor;
@@ -29,6 +30,7 @@ import io.mpshare.deviceplugin.kubelet.ResourceServer;
 import io.mpshare.deviceplugin.kubelet.UnixSockets;
 import io.mpshare.deviceplugin.policing.NodePolicer;
 import io.mpshare.kube.node.NodeBookings;
+import io.mpshare.mps.preflight.InstanceLock;
 import io.mpshare.nvml.Nvml;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -56,6 +58,8 @@ import java.util.logging.Logger;
  */
 public final class DevicePluginNode implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(DevicePluginNode.class.getName());
+    /** Where this process's memory map names the NVML library it loaded (the device-list strategies' driver folder). */
+    private static final Path PROC_SELF_MAPS = Path.of("/proc/self/maps");
 
     private final ScheduledExecutorService exec;
     private final ExecutorService slow;
@@ -73,6 +77,8 @@ public final class DevicePluginNode implements AutoCloseable {
     private final Reconciler reconciler;
     private final NodePolicer policer;
     private final PrometheusRegistry registry;
+    /** The plugin folder's lock ({@link DevicePluginPreflight}), held until {@link #close}. */
+    private InstanceLock claim;
 
     /**
      * What the agent talks to beyond its flags.
@@ -125,10 +131,13 @@ public final class DevicePluginNode implements AutoCloseable {
         Nvml nvml = io.nvml();
         KubernetesClient client = io.client();
         InstantSource clock = io.clock();
+        InstanceLock claim = DevicePluginPreflight.of(cfg.pluginDir(), 0).claim();   // refuses before anything changes
         NodeInventory hw = InventoryPublisher.readHardware(nvml, cfg.nodeName());
         if (hw.gpus().isEmpty()) throw new IllegalStateException("NVML lists no GPU on node " + cfg.nodeName() + ": nothing to share");
         var memCheck = DeviceCatalog.memory(hw, cfg.unit(), HealthState.healthy());
         DeviceCatalog.checkSize(Names.RESOURCE_GPU_MEM, cfg.unit(), memCheck, cfg.listBudgetBytes());
+        // how containers reach their GPUs (--device-list-strategy), found before anything starts: a driver not found stops here
+        var access = DeviceLists.open(cfg.deviceList(), nvml, hw, PROC_SELF_MAPS);
 
         ScheduledExecutorService exec = Executors.newScheduledThreadPool(3, r -> {
             Thread t = new Thread(r, "mpshare-device-plugin");
@@ -164,7 +173,7 @@ public final class DevicePluginNode implements AutoCloseable {
             try { reconciler.reconcile(); } catch (RuntimeException e) { LOG.fine("reconcile before a direct read failed: " + e.getMessage()); }
             pods.readThrough(budget);
         }, cfg.fallbackBudget());
-        var manager = new AllocationManager(book, new AnswerBuilder(cfg.runDir(), cfg.mountDevShm(), cfg.unit()), clock,
+        var manager = new AllocationManager(book, new AnswerBuilder(cfg.runDir(), cfg.mountDevShm(), cfg.unit(), access), clock,
                 new AllocationManager.ChangeWaiter() {
                     @Override public long version() { return pods.version(); }
 
@@ -205,8 +214,10 @@ public final class DevicePluginNode implements AutoCloseable {
         ceilings.start(exec, CeilingController.DEFAULT_PERIOD);
         exec.scheduleWithFixedDelay(() -> publishQuietly(publisher, monitor.current()), 60, 60, TimeUnit.SECONDS);
         LOG.info("mpshare device plugin on node " + cfg.nodeName() + ": " + hw.gpus().size() + " GPU(s), gpu-mem in " + cfg.unit().symbol());
-        return new DevicePluginNode(exec, slow, group, pods, bookings, refusals, nodeView, monitor, mem, core, podResources, book, reconciler,
+        var node = new DevicePluginNode(exec, slow, group, pods, bookings, refusals, nodeView, monitor, mem, core, podResources, book, reconciler,
                 ceilings, policer, io.policing().registry());
+        node.claim = claim;
+        return node;
     }
 
     private static void publishQuietly(InventoryPublisher p, HealthState h) {
@@ -264,5 +275,6 @@ public final class DevicePluginNode implements AutoCloseable {
         pods.close();
         nodeView.close();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        claim.close();
     }
 }

@@ -22,7 +22,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * process for a moment after it had exited and its job was freed):
  * a process that is gone (or a zombie) is never called unmanaged, only unknown (reported); and the root PID of a job
  * that just ended stays unknown for {@code grace}, so a PID reused meanwhile is not taken for a rogue.
- * (The MPS server is recognised before owners are asked and is never judged.)
+ * (The MPS server is recognised by its PID before owners are asked, as the supervisor reported it or as a child of the
+ * supervisor's daemon ({@link HostMpsServers}), and is never judged; a process that only calls itself
+ * {@code nvidia-cuda-mps-server} is unmanaged like any other.)
  */
 public final class HostOwners implements PidOwners {
     public static final String UNMANAGED = "unmanaged";

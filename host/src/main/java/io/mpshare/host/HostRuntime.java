@@ -15,6 +15,8 @@ import io.mpshare.mps.ProcessMpsControl;
 import io.mpshare.mps.SupervisorConfig;
 import io.mpshare.mps.SupervisorHttp;
 import io.mpshare.mps.SupervisorMetrics;
+import io.mpshare.mps.SupervisorPreflight;
+import io.mpshare.mps.preflight.InstanceLock;
 import io.mpshare.nvml.FfmNvml;
 import io.mpshare.nvml.Nvml;
 import io.mpshare.policing.ActionPolicy;
@@ -42,7 +44,8 @@ import java.util.logging.Logger;
 
 /**
  * {@code mpshare host} wired by hand: real NVML (inventory and the policer's samples), the MPS supervisor
- * in-process, {@link HostService}, the policer with {@link ProcessTreeOwners}, the reaper, the API socket.
+ * in-process, {@link HostService}, the policer with {@link ProcessTreeOwners} and the supervisor's servers
+ * ({@link HostMpsServers}), the reaper, the API socket.
  * {@link #start} starts it all; {@link #close} (SIGTERM) stops the API, the policer and the daemon (left running
  * while clients are connected: their jobs stay in the state file), in that order.
  */
@@ -65,9 +68,12 @@ public final class HostRuntime implements AutoCloseable {
     private final ScheduledExecutorService work;
     private final ScheduledExecutorService supExec;
     private final Nvml nvml;
+    /** The blue supervisor's lock of the run folder ({@link SupervisorPreflight}), held until {@link #close}. */
+    private final InstanceLock claim;
 
     private HostRuntime(ApiServer api, Policer policer, MpsSupervisor supervisor, SupervisorHttp http, ScheduledExecutorService work,
-                        ScheduledExecutorService supExec, Nvml nvml) {
+                        ScheduledExecutorService supExec, Nvml nvml, InstanceLock claim) {
+        this.claim = claim;
         this.api = api;
         this.policer = policer;
         this.supervisor = supervisor;
@@ -79,6 +85,8 @@ public final class HostRuntime implements AutoCloseable {
 
     /** Starts host mode; a missing GPU, NVML or MPS binary is a {@link StartException} a person can act on. */
     public static HostRuntime start(Config c) throws StartException, IOException {
+        InstanceLock claim = SupervisorPreflight.host(c.runDir(),   // before an orphan daemon is quit
+                c.statusPort() > 0 ? Optional.of(new InetSocketAddress("127.0.0.1", c.statusPort())) : Optional.empty()).claim();
         Nvml nvml = openNvml();
         Path binary;
         try {
@@ -120,7 +128,8 @@ public final class HostRuntime implements AutoCloseable {
                 .orElse(Evictor.Result.GONE);
         Policer policer = Policer.builder()
                 .config(PolicerConfig.defaults(HostService.NODE).withPolicy(c.policy()).withPeriod(c.policerPeriod()))
-                .nvml(nvml).view(view).owners(hostOwners).daemons(MpsDaemons.of(control))
+                .nvml(nvml).view(view).owners(hostOwners).servers(new HostMpsServers(supervisor::status, control, InstantSource.system()))
+                .daemons(MpsDaemons.of(control))
                 .events(e -> { log.emit(e); recent.add(e); }).evictor(stopJob)
                 .clock(InstantSource.system()).executor(work).build();
 
@@ -138,7 +147,7 @@ public final class HostRuntime implements AutoCloseable {
         api.start();
         LOG.info("mpshare host: " + gpus.size() + " GPU(s) " + gpus.stream().map(g -> g.index() + "=" + g.model() + " " + g.totalMib() + " MiB").toList()
                 + ", driver " + nvml.driverVersion() + ", API on " + c.socket() + ", state " + c.stateFile() + ", MPS pipe " + sc.pipeDir());
-        return new HostRuntime(api, policer, supervisor, http, work, supExec, nvml);
+        return new HostRuntime(api, policer, supervisor, http, work, supExec, nvml, claim);
     }
 
     @Override public void close() {
@@ -149,6 +158,7 @@ public final class HostRuntime implements AutoCloseable {
         work.shutdownNow();
         supExec.shutdownNow();
         nvml.close();
+        claim.close();
     }
 
     static Nvml openNvml() throws StartException {

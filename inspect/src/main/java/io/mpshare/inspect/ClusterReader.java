@@ -24,6 +24,8 @@ import java.util.Map;
  * informer, since the command prints once and exits.
  */
 public final class ClusterReader {
+    /** How many node names a "not found" lists. */
+    static final int MAX_NAMED = 20;
     private final KubernetesClient client;
     private final MemoryUnit unit;
 
@@ -71,9 +73,19 @@ public final class ClusterReader {
         return GpuReport.of(new ArrayList<>(inventories.values()), allocations, usage, problems);
     }
 
-    private static List<Node> single(Node n, String name) {
-        if (n == null) throw new IllegalArgumentException("node " + name + " not found");
+    private List<Node> single(Node n, String name) {
+        if (n == null) throw new IllegalArgumentException("node " + name + " not found; " + sharingNodes());
         return List.of(n);
+    }
+
+    /** The nodes that take part (labelled as the chart's DaemonSets select them), for a name that matched none. */
+    private String sharingNodes() {
+        String label = Names.NODE_LABEL_SCHEDULE + "=" + Names.NODE_LABEL_SCHEDULE_MPS;
+        List<String> names = client.nodes().withLabel(Names.NODE_LABEL_SCHEDULE, Names.NODE_LABEL_SCHEDULE_MPS).list().getItems().stream()
+                .map(n -> n.getMetadata().getName()).sorted().toList();
+        if (names.isEmpty()) return "no node takes part in GPU sharing here (none is labelled " + label + ")";
+        String shown = String.join(", ", names.subList(0, Math.min(names.size(), MAX_NAMED)));
+        return "the nodes labelled " + label + ": " + shown + (names.size() > MAX_NAMED ? " and " + (names.size() - MAX_NAMED) + " more" : "");
     }
 
     private static Map<String, String> annotations(Map<String, String> a) { return a == null ? Map.of() : a; }

@@ -84,7 +84,8 @@ class ClusterReaderIT {
     }
 
     @Test
-    void read_unknownNode_fails() {
-        assertThatThrownBy(() -> new ClusterReader(client, MemoryUnit.GIB).read("nope")).hasMessage("node nope not found");
+    void read_unknownNode_failsNamingTheNodesThatTakePart() {
+        assertThatThrownBy(() -> new ClusterReader(client, MemoryUnit.GIB).read("nope"))
+                .hasMessage("node nope not found; the nodes labelled ack.node.gpu.schedule=mps: gpu-a, gpu-b");
     }
 }

@@ -1,6 +1,7 @@
 package io.mpshare.kube;
 
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvFromSource;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EphemeralContainer;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -14,6 +15,7 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.mpshare.core.Names;
 import io.mpshare.core.validation.ContainerView;
+import io.mpshare.core.validation.EnvSource;
 import io.mpshare.core.validation.PodView;
 import io.mpshare.core.validation.SecurityView;
 
@@ -36,11 +38,11 @@ public final class PodViews {
         List<ContainerView> cs = new ArrayList<>();
         for (Container c : nonNull(spec.getInitContainers()))
             cs.add(container(c.getName(), true, Names.RESTART_POLICY_ALWAYS.equals(c.getRestartPolicy()), false, c.getResources(),
-                    c.getSecurityContext(), c.getEnv(), c.getVolumeMounts()));
+                    c.getSecurityContext(), c.getEnv(), c.getEnvFrom(), c.getVolumeMounts()));
         for (Container c : nonNull(spec.getContainers()))
-            cs.add(container(c.getName(), false, false, false, c.getResources(), c.getSecurityContext(), c.getEnv(), c.getVolumeMounts()));
+            cs.add(container(c.getName(), false, false, false, c.getResources(), c.getSecurityContext(), c.getEnv(), c.getEnvFrom(), c.getVolumeMounts()));
         for (EphemeralContainer c : nonNull(spec.getEphemeralContainers()))
-            cs.add(container(c.getName(), false, false, true, c.getResources(), c.getSecurityContext(), c.getEnv(), c.getVolumeMounts()));
+            cs.add(container(c.getName(), false, false, true, c.getResources(), c.getSecurityContext(), c.getEnv(), c.getEnvFrom(), c.getVolumeMounts()));
         Map<String, String> hostPaths = new LinkedHashMap<>();
         for (Volume v : nonNull(spec.getVolumes()))
             if (v.getHostPath() != null) hostPaths.put(v.getName() == null ? "" : v.getName(), nullToEmpty(v.getHostPath().getPath()));
@@ -53,7 +55,7 @@ public final class PodViews {
     }
 
     private static ContainerView container(String name, boolean init, boolean sidecar, boolean ephemeral, ResourceRequirements r,
-                                           SecurityContext sc, List<EnvVar> envVars, List<VolumeMount> mounts) {
+                                           SecurityContext sc, List<EnvVar> envVars, List<EnvFromSource> envFrom, List<VolumeMount> mounts) {
         boolean privileged = sc != null && Boolean.TRUE.equals(sc.getPrivileged());
         List<String> env = new ArrayList<>();
         for (EnvVar e : nonNull(envVars)) if (e.getName() != null) env.add(e.getName());
@@ -61,7 +63,17 @@ public final class PodViews {
         for (VolumeMount m : nonNull(mounts)) if (m.getMountPath() != null) paths.add(m.getMountPath());
         return new ContainerView(name == null ? "" : name, init,
                 text(r == null ? null : r.getLimits()), text(r == null ? null : r.getRequests()), privileged, env, sidecar, ephemeral,
-                security(sc), paths);
+                security(sc), paths, sources(envFrom));
+    }
+
+    /** Each envFrom entry with its prefix; an entry naming neither a ConfigMap nor a Secret (which the API server refuses) as a ConfigMap without a name. */
+    private static List<EnvSource> sources(List<EnvFromSource> envFrom) {
+        List<EnvSource> out = new ArrayList<>();
+        for (EnvFromSource e : nonNull(envFrom)) {
+            if (e.getSecretRef() != null) out.add(new EnvSource(EnvSource.SECRET, e.getSecretRef().getName(), e.getPrefix()));
+            else out.add(new EnvSource(EnvSource.CONFIG_MAP, e.getConfigMapRef() == null ? "" : e.getConfigMapRef().getName(), e.getPrefix()));
+        }
+        return out;
     }
 
     private static SecurityView security(SecurityContext sc) {

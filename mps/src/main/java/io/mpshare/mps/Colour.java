@@ -8,7 +8,8 @@ import java.util.Locale;
 /**
  * The generation of an MPS control daemon on a node (the blue/green upgrade of {@code mpshare upgrade-node}): two
  * daemons with their own pipe directories can serve the same GPUs side by side (FACTS.md). Each colour owns
- * {@code /run/mpshare/<colour>/} (pipe, log, ready marker, status.json, supervisor.sock) and an optional loopback status
+ * {@code /run/mpshare/<colour>/} (pipe, log, ready marker, status.json, supervisor.sock,
+ * supervisor.lock) and an optional loopback status
  * port; this enum is the one place these paths are built. The colours' names, and which one is the default, are
  * {@link Names}' ({@link Names#MPS_COLOUR_BLUE}, {@link Names#MPS_COLOUR_DEFAULT}), which the pure parts use too.
  */
@@ -51,6 +52,9 @@ public enum Colour {
 
     /** {@code <runDir>/<colour>/d}: one folder per fault domain ({@link DomainPaths}). */
     public Path domainsDir(Path runDir) { return dir(runDir).resolve("d"); }
+
+    /** Held (a POSIX lock) by the one supervisor of this colour while it runs; holds its PID ({@link SupervisorPreflight}). */
+    public Path lockFile(Path runDir) { return dir(runDir).resolve("supervisor.lock"); }
 
     /** The supervisor's status JSON, rewritten on every change (same content as GET /status). */
     public Path statusFile(Path runDir) { return dir(runDir).resolve("status.json"); }

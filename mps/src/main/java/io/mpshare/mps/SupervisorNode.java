@@ -4,6 +4,7 @@ import io.mpshare.mps.MpsSupervisor.StopResult;
 import io.mpshare.mps.fault.FaultSource;
 import io.mpshare.mps.fault.LogFaultSource;
 import io.mpshare.mps.fault.XidFaultSource;
+import io.mpshare.mps.preflight.InstanceLock;
 import io.mpshare.nvml.FfmNvml;
 import io.mpshare.nvml.NvmlException;
 
@@ -32,7 +33,8 @@ import java.util.logging.Logger;
  * and optionally on TCP ({@link SupervisorHttp}), with the ceilings the last run of this colour kept put back at once.
  * Deliberately small (no Kubernetes client): if this process dies, every MPS client on the node dies.
  *
- * <p>Implementation notes. {@link #start} reads the last run's {@code status.json} before anything starts
+ * <p>Implementation notes. {@link #start} first takes the colour's lock ({@link SupervisorPreflight}: the same
+ * colour twice is refused before anything changes), reads the last run's {@code status.json} before anything starts
  * ({@link #withPrevious}), binds the socket, then starts the supervisor. {@link #close} is the SIGTERM path: ask the
  * supervisor to stop, which it refuses while clients are connected; name them and ask again every second for up to
  * {@link Config#drainWait()}; if they stay, remove the ready marker (no new clients on a daemon about to end) and leave
@@ -73,9 +75,12 @@ public final class SupervisorNode implements AutoCloseable {
     private final ScheduledExecutorService executor;
     private final ExecutorService commands;
     private final PrintStream console;
+    /** The colour's lock ({@link SupervisorPreflight}), held until {@link #close}. */
+    private final InstanceLock claim;
 
     private SupervisorNode(Config config, MpsSupervisor supervisor, SupervisorSocketServer api, SupervisorHttp http,
-                           ScheduledExecutorService executor, ExecutorService commands, PrintStream console) {
+                           ScheduledExecutorService executor, ExecutorService commands, PrintStream console, InstanceLock claim) {
+        this.claim = claim;
         this.config = config;
         this.supervisor = supervisor;
         this.api = api;
@@ -94,6 +99,7 @@ public final class SupervisorNode implements AutoCloseable {
     public static SupervisorNode start(Config config, PrintStream console) throws IOException {
         Path bin = MpsBinary.locate(config.binary());
         SupervisorConfig sc = config.supervisor();
+        InstanceLock claim = SupervisorPreflight.mpsControl(sc.colour(), sc.runDir(), config.socket(), config.tcp()).claim();   // before anything changes
         sc = sc.withCeilings(withPrevious(sc.colour().statusFile(sc.runDir()), sc.initialCeilingsMib()));
         ProcessMpsControl control = new ProcessMpsControl(new ProcessMpsControl.Config(bin, sc.pipeDir(), sc.logDir(), config.commandTimeout()));
         ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("mps-supervisor").daemon().factory());
@@ -118,13 +124,14 @@ public final class SupervisorNode implements AutoCloseable {
             supervisor.close();
             executor.shutdownNow();
             commands.shutdownNow();
+            claim.close();
             throw e;
         }
         if (http != null) http.start();
         supervisor.start();
         LOG.info("mps-control " + sc.colour().id() + ": pipe " + sc.pipeDir() + ", binary " + bin + ", API on unix socket " + api.socket()
                 + (http == null ? "" : " and http://" + config.tcp().get().getHostString() + ":" + http.port() + "/status"));
-        return new SupervisorNode(config, supervisor, api, http, executor, commands, console);
+        return new SupervisorNode(config, supervisor, api, http, executor, commands, console, claim);
     }
 
     /** The domains' logs, and NVML's Xid events where NVML can be opened (a GPU node; not a test machine). */
@@ -173,6 +180,7 @@ public final class SupervisorNode implements AutoCloseable {
             supervisor.close();
             executor.shutdownNow();
             commands.shutdownNow();
+            claim.close();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.mpshare.mps;
 
+import io.mpshare.mps.preflight.AlreadyRunning;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,7 +23,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * {@code mpshare mps-control}'s root with real processes (the fake control script as the daemon, the API on a real unix
  * socket): the last run's ceilings come back under the flags', SIGTERM's drain quits an idle daemon and leaves one with
- * clients running without its ready marker, and the expected start failures say what to change.
+ * clients running without its ready marker, the expected start failures say what to change, and the same colour
+ * started twice is refused before it touches the first one's files.
  */
 class SupervisorNodeIT {
     @TempDir Path tmp;
@@ -33,10 +35,14 @@ class SupervisorNodeIT {
     Path runDir() { return tmp.resolve("run"); }
 
     SupervisorNode.Config config(Map<Integer, Long> flagCeilings, Optional<Path> binary, Duration drainWait) {
-        SupervisorConfig sc = new SupervisorConfig(Colour.BLUE, runDir(), "0", OptionalInt.empty(), flagCeilings,
+        return config(Colour.BLUE, flagCeilings, binary, drainWait);
+    }
+
+    SupervisorNode.Config config(Colour colour, Map<Integer, Long> flagCeilings, Optional<Path> binary, Duration drainWait) {
+        SupervisorConfig sc = new SupervisorConfig(colour, runDir(), "0", OptionalInt.empty(), flagCeilings,
                 new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1)), Duration.ofMinutes(5),
                 Duration.ofMillis(50), 100, Duration.ofMillis(200), 3, Duration.ofSeconds(2));
-        return new SupervisorNode.Config(sc, binary, Colour.BLUE.supervisorSocket(runDir()), Optional.empty(), Duration.ofSeconds(5), false, drainWait, false);
+        return new SupervisorNode.Config(sc, binary, colour.supervisorSocket(runDir()), Optional.empty(), Duration.ofSeconds(5), false, drainWait, false);
     }
 
     SupervisorStatus readyStatus() {
@@ -99,12 +105,25 @@ class SupervisorNodeIT {
                 .isInstanceOf(MpsException.class).hasMessageContaining(missing + " is not an executable file");
     }
 
-    @Test void start_socketAnsweredByAnotherSupervisor_namesTheSocket() throws Exception {
-        node = SupervisorNode.start(config(Map.of(), Optional.of(FakeBinary.install(tmp.resolve("bin"))), Duration.ofSeconds(5)),
-                new PrintStream(console, true, StandardCharsets.UTF_8));
-        readyStatus();
-        assertThatThrownBy(() -> SupervisorNode.start(config(Map.of(), Optional.of(tmp.resolve("bin").resolve(MpsBinary.NAME)), Duration.ZERO), System.err))
-                .isInstanceOf(IOException.class).hasMessageStartingWith("cannot serve the supervisor socket " + node.socket());
+    @Test void start_sameColourTwice_refusedBeforeAnythingChanges_otherColourStarts() throws Exception {
+        Path bin = FakeBinary.install(tmp.resolve("bin"));
+        node = SupervisorNode.start(config(Map.of(), Optional.of(bin), Duration.ofSeconds(5)), new PrintStream(console, true, StandardCharsets.UTF_8));
+        SupervisorStatus first = readyStatus();
+        Path ready = Colour.BLUE.readyMarker(runDir());
+        String marker = Files.readString(ready);
+
+        assertThatThrownBy(() -> SupervisorNode.start(config(Map.of(), Optional.of(bin), Duration.ZERO), System.err))
+                .isInstanceOf(AlreadyRunning.class)
+                .hasMessageStartingWith("the blue MPS supervisor is running here: pid " + ProcessHandle.current().pid() + " (")
+                .hasMessageContaining(" holds " + Colour.BLUE.lockFile(runDir()) + " and serves " + node.socket() + ". Stop it first: one supervisor per colour")
+                .hasMessageEndingWith("Nothing was changed");
+        assertThat(ready).hasContent(marker);   // a supervisor's first act would have deleted it
+        assertThat(readyStatus().daemonPid()).isEqualTo(first.daemonPid());
+
+        // blue/green: the other colour is the deliberate second daemon
+        try (SupervisorNode green = SupervisorNode.start(config(Colour.GREEN, Map.of(), Optional.of(bin), Duration.ofSeconds(5)), System.err)) {
+            assertThat(green.socket()).isEqualTo(Colour.GREEN.supervisorSocket(runDir())).exists();
+        }
         node.close();
     }
 }

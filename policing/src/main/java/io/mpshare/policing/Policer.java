@@ -67,7 +67,8 @@ public final class Policer implements AutoCloseable {
         this.metrics = b.metrics != null ? b.metrics
                 : new PolicerMetrics(new io.prometheus.metrics.model.registry.PrometheusRegistry(), config.node());
         PidOwners owners = Objects.requireNonNull(b.owners, "owners");
-        this.sampler = new Sampler(Objects.requireNonNull(b.nvml, "nvml"), owners, new ProcFs(config.procRoot()));
+        this.sampler = new Sampler(Objects.requireNonNull(b.nvml, "nvml"), owners, Objects.requireNonNull(b.servers, "servers"),
+                new ServerIdentity(new ProcFs(config.procRoot())));
         this.engine = new VerdictEngine(config.slackMibPerPod());
         this.enforcer = new Enforcer(config, Objects.requireNonNull(b.daemons, "daemons"), Objects.requireNonNull(b.killer, "killer"),
                 Objects.requireNonNull(b.evictor, "evictor"), Objects.requireNonNull(b.events, "events"), metrics, sampler);
@@ -176,6 +177,7 @@ public final class Policer implements AutoCloseable {
         private Nvml nvml;
         private NodeView view;
         private PidOwners owners;
+        private MpsServers servers;
         private MpsDaemons daemons = List::of;
         private ProcessKiller killer = new SigkillProcessKiller();
         private Evictor evictor = Evictor.unsupported();
@@ -191,6 +193,8 @@ public final class Policer implements AutoCloseable {
         public Builder nvml(Nvml n) { this.nvml = n; return this; }
         public Builder view(NodeView v) { this.view = v; return this; }
         public Builder owners(PidOwners o) { this.owners = o; return this; }
+        /** The supervisors' reports that name the MPS servers (required: nothing else tells the server from a rogue). */
+        public Builder servers(MpsServers s) { this.servers = s; return this; }
         public Builder daemons(MpsDaemons d) { this.daemons = d; return this; }
         public Builder killer(ProcessKiller k) { this.killer = k; return this; }
         public Builder evictor(Evictor e) { this.evictor = e; return this; }

@@ -5,7 +5,6 @@ import io.mpshare.nvml.NvmlException;
 import io.mpshare.policing.Snapshot.GpuSample;
 import io.mpshare.policing.Snapshot.ProcessSample;
 import io.mpshare.policing.Snapshot.Role;
-import io.mpshare.policing.proc.ProcFs;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,7 +15,8 @@ import java.util.Optional;
 
 /**
  * Takes a {@link Snapshot}: per GPU, NVML's compute processes and MPS clients with used memory, each
- * process's role and owner.
+ * process's role and owner. A non-client is the MPS server only when {@link ServerIdentity} recognises it from the
+ * supervisors' reports, read once per sample; every other non-client is {@code NOT_MPS}, whatever its name.
  *
  * <p>Order matters: compute processes are read before MPS clients, so a client that starts between the
  * two reads can show in the client list alone, never in the compute list alone, so it cannot look like a
@@ -27,22 +27,26 @@ import java.util.Optional;
 final class Sampler {
     private final Nvml nvml;
     private final PidOwners owners;
-    private final ProcFs proc;
+    private final MpsServers servers;
+    private final ServerIdentity identity;
 
-    Sampler(Nvml nvml, PidOwners owners, ProcFs proc) {
+    Sampler(Nvml nvml, PidOwners owners, MpsServers servers, ServerIdentity identity) {
         this.nvml = nvml;
         this.owners = owners;
-        this.proc = proc;
+        this.servers = servers;
+        this.identity = identity;
     }
 
+    /** Throws when a supervisor's report cannot be read: a cycle that cannot tell the server judges nothing. */
     Snapshot sample(Instant at, NodeView view) {
+        ServerIdentity.Recognised known = identity.recognise(servers.reports());
         int count = nvml.deviceCount();
         List<GpuSample> gpus = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) gpus.add(gpu(i, view.shared(i), view.healthy(i)));
+        for (int i = 0; i < count; i++) gpus.add(gpu(i, view.shared(i), view.healthy(i), known));
         return new Snapshot(at, gpus);
     }
 
-    private GpuSample gpu(int index, boolean shared, boolean healthy) {
+    private GpuSample gpu(int index, boolean shared, boolean healthy, ServerIdentity.Recognised known) {
         Nvml.DeviceInfo info;
         try {
             info = nvml.device(index);
@@ -63,12 +67,12 @@ final class Sampler {
         for (var p : compute) all.merge(p.pid(), p.usedMib(), Math::max);
         clientMib.forEach(all::put);
         List<ProcessSample> ps = new ArrayList<>(all.size());
-        all.forEach((pid, mib) -> ps.add(process(pid, mib, clientMib.containsKey(pid))));
+        all.forEach((pid, mib) -> ps.add(process(pid, mib, clientMib.containsKey(pid), known)));
         return new GpuSample(index, info.uuid(), info.totalMib(), info.usedMib(), true, healthy, "", ps);
     }
 
-    private ProcessSample process(long pid, long mib, boolean client) {
-        if (!client && proc.isMpsServer(pid)) return new ProcessSample(pid, mib, Role.MPS_SERVER, Optional.empty());
+    private ProcessSample process(long pid, long mib, boolean client, ServerIdentity.Recognised known) {
+        if (!client && known.isServer(pid)) return new ProcessSample(pid, mib, Role.MPS_SERVER, Optional.empty());
         return new ProcessSample(pid, mib, client ? Role.MPS_CLIENT : Role.NOT_MPS, owners.ownerOf(pid));
     }
 

@@ -6,6 +6,8 @@
  * (Kubernetes) or host mode implements: {@link io.mpshare.policing.NodeView},
  * {@link io.mpshare.policing.PidOwners}, {@link io.mpshare.policing.EventSink},
  * {@link io.mpshare.policing.Evictor}, {@link io.mpshare.policing.UsageSink},
- * {@link io.mpshare.policing.ProcessKiller}, {@link io.mpshare.policing.MpsDaemons}.
+ * {@link io.mpshare.policing.ProcessKiller}, {@link io.mpshare.policing.MpsDaemons}, and
+ * {@link io.mpshare.policing.MpsServers}: the supervisors' reports by which the MPS server is known (its PID, never
+ * its name).
  */
 package io.mpshare.policing;

@@ -25,13 +25,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The policer end to end over test doubles: {@link FakeNvml}, a fake /proc tree read by the real cgroup
- * owners, two {@link FakeMpsControl} daemons (blue/green), recording killer, evictor and sinks, a clock the test moves.
+ * owners, two {@link FakeMpsControl} daemons (blue/green), the supervisor's report of its daemon (PID 4000) and server
+ * (PID 5000), recording killer, evictor and sinks, a clock the test moves.
  */
 class PolicerTest {
     static final String UID_A = "aaaaaaaa-0000-4000-8000-00000000000a";
@@ -57,13 +60,19 @@ class PolicerTest {
     final List<PolicerEvent> events = new CopyOnWriteArrayList<>();
     final List<Map<String, UsageCodec.PodUsage>> published = new ArrayList<>();
     final PrometheusRegistry registry = new PrometheusRegistry();
+    PolicerMetrics.PodSeries podSeries = PolicerMetrics.PodSeries.INCLUDED;
     final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T04:00:00Z"));
     List<Allocation> allocations = new ArrayList<>(List.of(A, B));
+    static final long DAEMON = 4000, SERVER = 5000;
+    /** What the supervisor said at its last health check, just before the test's first cycle. */
+    final Instant reportedAt = clock.instant().minusSeconds(1);
+    MpsServers servers = () -> List.of(new DaemonReport(reportedAt, DAEMON, Set.of(SERVER)));
 
     @BeforeEach
     void tree() {
         proc = new FakeProc(procRoot);
-        proc.hostProcess(5000, "/usr/local/nvidia/bin/nvidia-cuda-mps-server");
+        proc.hostProcess(DAEMON, "nvidia-cuda-mps-control");
+        proc.hostProcess(SERVER, "/usr/local/nvidia/bin/nvidia-cuda-mps-server", DAEMON, FakeProc.EARLY);
     }
 
     Policer policer(ActionPolicy policy) {
@@ -73,12 +82,13 @@ class PolicerTest {
                 .nvml(nvml)
                 .view(() -> allocations)
                 .owners(new CgroupPidOwners(new ProcFs(procRoot), (uid, id) -> Optional.ofNullable(names.get(id))))
+                .servers(() -> servers.reports())
                 .daemons(MpsDaemons.of(blue, green))
                 .killer(pid -> { killAttempts++; return !refuseKill && killed.add(pid); })
                 .evictor((uid, reason) -> { evicted.add(uid); return evictAnswer; })
                 .events(events::add)
                 .usage(published::add)
-                .metrics(new PolicerMetrics(registry, "node-1"))
+                .metrics(new PolicerMetrics(registry, "node-1", podSeries))
                 .clock(clock)
                 .build();
     }
@@ -176,11 +186,120 @@ class PolicerTest {
         assertThat(events.getFirst().podUid()).isEmpty();
     }
 
+    // --- who is the MPS server: what the supervisor reported and the kernel says, never a name ----------------
+
+    static final String RENAMED = "/tmp/nvidia-cuda-mps-server\0-c\0import torch; x = torch.empty(130 << 30, device='cuda')\0";
+
     @Test
-    void mpsServerItself_isNeitherRogueNorUnknown() {
-        fake.startProcess(0, 5000, 300);
+    void renamedProcess_inABookedPod_holding133000MiBOutsideMps_isKilled() {
+        proc.podProcess(300, UID_A, CID_A, RENAMED, 1, FakeProc.EARLY);
+        fake.startProcess(0, 300, 133_000);
+        var r = policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(r.findings()).singleElement().satisfies(f -> assertThat(f.reason()).isEqualTo("rogue_not_mps"));
+        assertThat(killed).containsExactly(300L);
+        assertThat(r.usage().get(UID_A).gpus().getFirst().usedMib()).isEqualTo(133_000);
+    }
+
+    @Test
+    void renamedProcess_inAPodWithNoBooking_holding133000MiBOutsideMps_isKilled() {
+        proc.podProcess(300, UID_X, CID_X, RENAMED, 1, FakeProc.EARLY);
+        fake.startProcess(0, 300, 133_000);
+        var r = policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(r.findings()).singleElement().satisfies(f -> assertThat(f.reason()).isEqualTo("rogue_no_allocation"));
+        assertThat(killed).containsExactly(300L);
+    }
+
+    @Test
+    void reportedServer_isNeverJudged() {
+        fake.startProcess(0, SERVER, 300);
+        clientOfA(100, 1000);
+        var r = policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(r.findings()).isEmpty();
+        assertThat(events).isEmpty();
+        assertThat(r.snapshot().gpus().getFirst().processes()).filteredOn(p -> p.pid() == SERVER)
+                .singleElement().satisfies(p -> assertThat(p.role()).isEqualTo(Snapshot.Role.MPS_SERVER));
+        assertThat(r.usage().get(UID_A).gpus().getFirst().usedMib()).isEqualTo(1000);
+    }
+
+    @Test
+    void reportedServer_inTheMpsControlPodsCgroup_isNeverJudged() {
+        // in a cluster the daemon and its servers run in the mps-control pod: a pod with no allocation
+        String mpsControlPod = "eeeeeeee-0000-4000-8000-00000000000e";
+        proc.podProcess(DAEMON, mpsControlPod, "e".repeat(64), "nvidia-cuda-mps-control\0-f\0", 1, FakeProc.EARLY);
+        proc.podProcess(SERVER, mpsControlPod, "e".repeat(64), "nvidia-cuda-mps-server\0", DAEMON, FakeProc.EARLY);
+        fake.startProcess(0, SERVER, 300);
         clientOfA(100, 1000);
         assertThat(policer(ActionPolicy.TERMINATE).runOnce().findings()).isEmpty();
+        assertThat(killed).isEmpty();
+    }
+
+    @Test
+    void fakeServer_thatIsNotTheReportedPid_isJudged() {
+        fake.startProcess(0, SERVER, 300);
+        proc.podProcess(300, UID_A, CID_A, "python3\0", 1, FakeProc.EARLY);
+        proc.podProcess(301, UID_A, CID_A, "/usr/local/nvidia/bin/nvidia-cuda-mps-server\0", 300, FakeProc.EARLY);
+        fake.startProcess(0, 301, 20_480);
+        var r = policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(r.findings()).singleElement().satisfies(f -> assertThat(f.reason()).isEqualTo("rogue_not_mps"));
+        assertThat(killed).containsExactly(301L);
+    }
+
+    @Test
+    void hostProcessNamedLikeTheServer_notReported_isReportedAsUnknown() {
+        proc.hostProcess(777, "nvidia-cuda-mps-server");
+        fake.startProcess(0, 777, 20_480);
+        var r = policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(r.findings()).singleElement().isInstanceOf(Finding.Unknown.class);
+        assertThat(killed).isEmpty();
+    }
+
+    @Test
+    void newServer_childOfTheReportedDaemon_isRecognisedBeforeTheListNamesIt() {
+        // a client of another UID made the daemon launch a second server after the supervisor's last health check
+        proc.hostProcess(5001, "nvidia-cuda-mps-server", DAEMON, reportedAt.plusSeconds(3));
+        fake.startProcess(0, 5001, 300);
+        assertThat(policer(ActionPolicy.TERMINATE).runOnce().findings()).isEmpty();
+    }
+
+    @Test
+    void staleReport_serverPidNowHeldByATenantProcess_isJudged() {
+        // the reported server exited and a pod's process took its PID after the report was written
+        proc.podProcess(SERVER, UID_A, CID_A, RENAMED, 1, reportedAt.plusSeconds(30));
+        fake.startProcess(0, SERVER, 20_480);
+        clock.advance(Duration.ofSeconds(31));
+        var r = policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(r.findings()).singleElement().satisfies(f -> assertThat(f.reason()).isEqualTo("rogue_not_mps"));
+        assertThat(killed).containsExactly(SERVER);
+    }
+
+    @Test
+    void staleReport_daemonPidNowHeldByATenantProcess_vouchesForNoChild() {
+        proc.podProcess(DAEMON, UID_A, CID_A, "python3\0", 1, reportedAt.plusSeconds(30));
+        proc.podProcess(302, UID_A, CID_A, RENAMED, DAEMON, reportedAt.plusSeconds(31));
+        fake.startProcess(0, 302, 20_480);
+        clock.advance(Duration.ofSeconds(32));
+        policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(killed).containsExactly(302L);
+    }
+
+    @Test
+    void noReport_serverIsNotKnown_soANonClientIsJudged() {
+        servers = List::of; // no supervisor on this node
+        proc.podProcess(300, UID_A, CID_A, RENAMED, 1, FakeProc.EARLY);
+        fake.startProcess(0, 300, 20_480);
+        policer(ActionPolicy.TERMINATE).runOnce();
+        assertThat(killed).containsExactly(300L);
+    }
+
+    @Test
+    void reportThatCannotBeRead_judgesNothingThisCycle() {
+        servers = () -> { throw new IllegalStateException("status.json of blue is not JSON"); };
+        fake.startProcess(0, SERVER, 300);
+        proc.podProcess(300, UID_A, CID_A, RENAMED, 1, FakeProc.EARLY);
+        fake.startProcess(0, 300, 20_480);
+        Policer p = policer(ActionPolicy.TERMINATE);
+        assertThatThrownBy(p::runOnce).hasMessageContaining("not JSON");
+        assertThat(killed).isEmpty();
         assertThat(events).isEmpty();
     }
 
@@ -404,6 +523,25 @@ class PolicerTest {
         assertThat(new Scrape(registry).labelValues("mpshare_pod_gpu_memory_allocated_bytes", "pod")).containsExactly("b");
     }
 
+    @Test
+    void metrics_podSeriesLeftOut_noSeriesNamesANamespacePodOrContainer() {
+        podSeries = PolicerMetrics.PodSeries.LEFT_OUT;
+        clientOfA(100, 5000);
+        clientOfB(200, 1000);
+        policer(ActionPolicy.TERMINATE).runOnce();
+        var names = new ArrayList<String>();
+        for (var snapshot : registry.scrape()) {
+            for (var dp : snapshot.getDataPoints()) {
+                assertThat(dp.getLabels().contains("namespace") || dp.getLabels().contains("pod") || dp.getLabels().contains("container"))
+                        .as(snapshot.getMetadata().getName() + " " + dp.getLabels()).isFalse();
+            }
+            names.add(snapshot.getMetadata().getName());
+        }
+        assertThat(names).contains("mpshare_gpu_memory_used_bytes", "mpshare_gpu_memory_allocated_bytes", "mpshare_policer_actions")
+                .doesNotContain("mpshare_pod_gpu_memory_used_bytes", "mpshare_container_gpu_memory_used_bytes");
+        assertThat(new Scrape(registry).value("mpshare_gpu_memory_used_bytes", "gpu", "0")).isEqualTo(6000 * 1024.0 * 1024.0);
+    }
+
     // --- scheduling -----------------------------------------------------------------------------------
 
     @Test
@@ -411,7 +549,7 @@ class PolicerTest {
         var executor = new CapturingExecutor();
         Policer p = Policer.builder().config(PolicerConfig.defaults("node-1").withPeriod(Duration.ofMillis(500)).withProcRoot(procRoot))
                 .nvml(nvml).view(() -> { throw new IllegalStateException("informer not synced"); })
-                .owners(pid -> Optional.empty()).metrics(new PolicerMetrics(registry, "node-1"))
+                .owners(pid -> Optional.empty()).servers(List::of).metrics(new PolicerMetrics(registry, "node-1"))
                 .events(events::add).clock(clock).executor(executor).build();
         p.start();
         assertThat(executor.periodMillis).isEqualTo(500);

@@ -34,7 +34,9 @@ import java.util.function.Supplier;
  * {@link Tenancy} is the caller's: the webhook configuration picks the path by the namespace's label. With a
  * {@link ClientUidLookup}, strict namespaces also follow {@link ClientUidRules}: a namespace bound to a client UID has it
  * set where a shared-GPU pod sets none, and refused where it says another.
- * Anything that is not a pod is allowed untouched.
+ * Anything that is not a pod is allowed untouched, and so is any other UPDATE of a pod: kube-apiserver refuses a change
+ * to every field these rules read once the pod exists, except its annotations, which the chart's
+ * ValidatingAdmissionPolicy guards on every update without a call to this webhook (docs/decisions/tenant-annotations.md).
  */
 public final class PodAdmission {
     /** kube-apiserver's name for "no scheduler chosen": it defaults schedulerName before admission. */

@@ -87,6 +87,8 @@ class PodAdmissionTest {
             "SYS_PTRACE | \"workingDir\": \"/root\" | \"workingDir\": \"/root\", \"securityContext\": {\"capabilities\": {\"add\": [\"SYS_PTRACE\"]}} | adds capability SYS_PTRACE",
             "hostPath to the pipe directory | \"hostIPC\": true, | \"volumes\": [{\"name\": \"mps\", \"hostPath\": {\"path\": \"/run/mpshare\"}}], | volume mps mounts host path /run/mpshare",
             "the toolkit's device list | \"workingDir\": \"/root\" | \"workingDir\": \"/root\", \"volumeMounts\": [{\"name\": \"d\", \"mountPath\": \"/var/run/nvidia-container-devices/all\"}] | mounts a volume at /var/run/nvidia-container-devices/all",
+            "envFrom a ConfigMap | \"workingDir\": \"/root\" | \"workingDir\": \"/root\", \"envFrom\": [{\"configMapRef\": {\"name\": \"cm\"}}] | takes env from ConfigMap cm, whose keys can set NVIDIA_* variables",
+            "envFrom a Secret through prefix NV | \"workingDir\": \"/root\" | \"workingDir\": \"/root\", \"envFrom\": [{\"prefix\": \"NV\", \"secretRef\": {\"name\": \"s\"}}] | Secret s with prefix NV, whose keys",
     })
     void validate_ruleBroken_refusedWithItsReason(String rule, String from, String to, String says) {
         var v = new PodValidator(AdmissionRules.defaults(Set.of()).withAcceptedSchedulers(Set.of(Names.SCHEDULER_NAME, PodAdmission.DEFAULT_SCHEDULER)));
@@ -206,6 +208,24 @@ class PodAdmissionTest {
                 .contains("does not split evenly over the 2 GPUs")
                 .contains("remove securityContext.privileged")
                 .contains("sets CUDA_MPS_PINNED_DEVICE_MEM_LIMIT");
+    }
+
+    /** A pod that asks no GPU, as root, mounting the MPS run folder (it could send quit to the daemon): refused outside the allow-list. */
+    @Test
+    void validate_plainRootPodWithHostPathToTheRunFolder_refusedUnlessItsNamespaceIsAllowed() {
+        var resp = steering.validate(review("plain-root-hostpath"), Tenancy.TRUSTED).getResponse();
+        assertThat(resp.getAllowed()).isFalse();
+        assertThat(resp.getStatus().getMessage()).contains("volume m mounts host path /run/mpshare", "webhook.allowedNamespaces");
+        var allowedHere = new PodAdmission(new PodValidator(AdmissionRules.defaults(Set.of("team-a"))), OptionalLong::empty, "", json);
+        assertThat(allowedHere.validate(review("plain-root-hostpath"), Tenancy.STRICT).getResponse().getAllowed()).isTrue();
+    }
+
+    /** Updates of a pod's own fields are not this layer's: only annotations change after create, and the chart's policy guards them. */
+    @Test
+    void validate_podUpdate_leftToTheAnnotationPolicy() {
+        var update = reviewOf(Reviews.json("rogue-nvidia-env").replace("\"operation\": \"CREATE\"", "\"operation\": \"UPDATE\""));
+        assertThat(steering.validate(update, Tenancy.STRICT).getResponse().getAllowed()).isTrue();
+        assertThat(steering.validate(review("rogue-nvidia-env"), Tenancy.STRICT).getResponse().getAllowed()).as("the same pod created").isFalse();
     }
 
     @Test

@@ -11,15 +11,16 @@ import java.util.Objects;
  * @param limits     resource name to quantity text as written in {@code resources.limits}
  * @param requests   resource name to quantity text as written in {@code resources.requests}
  * @param privileged {@code securityContext.privileged} is true
- * @param envNames   names of the container's {@code env} entries (envFrom cannot be seen at admission)
+ * @param envNames   names of the container's {@code env} entries
  * @param sidecar    an init container with {@code restartPolicy: Always}
  * @param ephemeral  an ephemeral container ({@code kubectl debug}), added through {@code pods/ephemeralcontainers}
  * @param security   its {@code securityContext}
  * @param mountPaths the {@code mountPath} of each of its {@code volumeMounts}, as written
+ * @param envFrom    its {@code envFrom} sources (their keys cannot be seen at admission)
  */
 public record ContainerView(String name, boolean init, Map<String, String> limits, Map<String, String> requests,
                             boolean privileged, List<String> envNames, boolean sidecar, boolean ephemeral, SecurityView security,
-                            List<String> mountPaths) {
+                            List<String> mountPaths, List<EnvSource> envFrom) {
     public ContainerView {
         Objects.requireNonNull(name, "name");
         limits = Map.copyOf(limits);
@@ -27,6 +28,13 @@ public record ContainerView(String name, boolean init, Map<String, String> limit
         envNames = List.copyOf(envNames);
         Objects.requireNonNull(security, "security");
         mountPaths = List.copyOf(mountPaths);
+        envFrom = List.copyOf(envFrom);
+    }
+
+    public ContainerView(String name, boolean init, Map<String, String> limits, Map<String, String> requests,
+                         boolean privileged, List<String> envNames, boolean sidecar, boolean ephemeral, SecurityView security,
+                         List<String> mountPaths) {
+        this(name, init, limits, requests, privileged, envNames, sidecar, ephemeral, security, mountPaths, List.of());
     }
 
     public ContainerView(String name, boolean init, Map<String, String> limits, Map<String, String> requests,

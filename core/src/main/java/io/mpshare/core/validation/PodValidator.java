@@ -14,9 +14,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
- * The admission rules for pods (issues 7 and 11). Pure: a pod view, the cluster's largest GPU and the namespace's
+ * The admission rules for pods. Pure: a pod view, the cluster's largest GPU and the namespace's
  * {@link Tenancy} in, violations out.
  *
  * <p>For a pod that asks for {@code aliyun.com/gpu-mem} or {@code aliyun.com/gpu-core.percentage} (a
@@ -25,11 +27,17 @@ import java.util.OptionalLong;
  * {@code mpshare.io/context-reserve-mib} annotation within its bounds, no preset {@code spec.nodeName} and a
  * scheduler that calls mpshare's extender, no container privileged, and no container sets
  * {@code NVIDIA_VISIBLE_DEVICES} or {@code CUDA_MPS_*} ({@code CUDA_VISIBLE_DEVICES} only picks among GPUs a
- * container already sees, so it stays allowed); then the {@link TenancyRules} (user, escalation, capabilities,
- * host namespaces and paths). For every other pod outside the allow-listed namespaces: no
- * {@code NVIDIA_VISIBLE_DEVICES} in env. In both, outside the allow-list for the others: no {@code cdi.k8s.io/*}
- * annotation and no mount in the NVIDIA toolkit's device-list folder ({@link Rule#RUNTIME_DEVICES}). Ephemeral
- * containers added later are judged by {@link #validateEphemeral}.
+ * container already sees, so it stays allowed) nor takes an {@code envFrom} source whose prefix can spell an
+ * {@link Names#ENV_GPU_FAMILIES} name; then the {@link TenancyRules} (user, escalation, capabilities, host namespaces
+ * and paths). For every other pod outside the allow-listed namespaces: no {@code NVIDIA_VISIBLE_DEVICES} in env nor an
+ * {@code envFrom} prefix that completes {@code NVIDIA_} names, and no host path that reaches the protected folders. In
+ * both, outside the allow-list for the others: no {@code cdi.k8s.io/*} annotation and no mount in the NVIDIA
+ * toolkit's device-list folder ({@link Rule#RUNTIME_DEVICES}). Ephemeral containers added later are judged by
+ * {@link #validateEphemeral}.
+ *
+ * <p>Only what a pod says when it is created (and an ephemeral container when it is added) is judged here: every
+ * field these rules read is immutable afterwards except the annotations, which the chart's ValidatingAdmissionPolicy
+ * guards on every update (docs/decisions/tenant-annotations.md).
  */
 public final class PodValidator {
     /** kube-apiserver's name for "no scheduler chosen": it defaults schedulerName before admission. */
@@ -64,6 +72,8 @@ public final class PodValidator {
             if (!rules.allowedNamespaces().contains(pod.namespace())) {
                 checkNvidiaEnv(pod, out);
                 runtimeDevices(pod, out);
+                TenancyRules.hostPaths(pod, rules.protectedHostPaths(), " (a node agent that needs it belongs in a namespace the cluster admin"
+                        + " adds to the webhook's allowed namespaces: chart value webhook.allowedNamespaces)", out);
             }
             return out;
         }
@@ -85,7 +95,7 @@ public final class PodValidator {
         checkPlacement(pod, out);
         runtimeDevices(pod, out);
         for (ContainerView c : pod.containers()) containerRules(pod, c, tenancy, out);
-        TenancyRules.pod(pod, tenancy, out);
+        TenancyRules.pod(pod, tenancy, rules.protectedHostPaths(), out);
         return out;
     }
 
@@ -145,6 +155,12 @@ public final class PodValidator {
                 out.add(new Violation(Rule.RESERVED_ENV, c.name(), c.describe() + " sets " + env
                         + ", which mpshare sets itself for shared-GPU pods: remove it from env (CUDA_VISIBLE_DEVICES may stay)"));
         }
+        for (EnvSource src : c.envFrom())
+            ReservedEnv.spellable(src.prefix(), Names.ENV_GPU_FAMILIES).ifPresent(family -> out.add(new Violation(Rule.RESERVED_ENV, c.name(),
+                    c.describe() + " takes env from " + src.describe() + ", whose keys can set " + family + "* variables (" + spells(src, family)
+                    + ") over the GPUs and MPS caps mpshare hands it (a container's own env wins over the device plugin's): name the keys"
+                    + " it needs under env with valueFrom." + keyRef(src) + ", or give the source a prefix that begins none of "
+                    + String.join(", ", Names.ENV_GPU_FAMILIES) + " (such as APP_)")));
         TenancyRules.container(pod, c, tenancy, out);
     }
 
@@ -156,7 +172,7 @@ public final class PodValidator {
         String sched = pod.schedulerName().isEmpty() ? DEFAULT_SCHEDULER : pod.schedulerName();
         if (!rules.acceptedSchedulers().isEmpty() && !rules.acceptedSchedulers().contains(sched))
             out.add(new Violation(Rule.SCHEDULER, "", "schedulerName " + sched + " does not place shared GPUs through mpshare, so its GPU"
-                    + " would not be booked: set schedulerName to " + String.join(" or ", new java.util.TreeSet<>(rules.acceptedSchedulers()))
+                    + " would not be booked: set schedulerName to " + String.join(" or ", new TreeSet<>(rules.acceptedSchedulers()))
                     + " or remove it"));
     }
 
@@ -182,7 +198,7 @@ public final class PodValidator {
      * device-list folder (its volume-mounts strategy hands the container the GPUs the mounts are named after).
      */
     private static void runtimeDevices(PodView pod, List<Violation> out) {
-        for (String key : new java.util.TreeSet<>(pod.annotations().keySet()))
+        for (String key : new TreeSet<>(pod.annotations().keySet()))
             if (key.startsWith(Names.CDI_ANNOTATION_PREFIX))
                 out.add(new Violation(Rule.RUNTIME_DEVICES, "", "pod " + pod.describe() + " has the annotation " + key
                         + ", which a CDI-enabled container runtime may read as a request for devices behind the scheduler's back:"
@@ -209,7 +225,27 @@ public final class PodValidator {
             out.add(new Violation(Rule.NVIDIA_ENV, c.name(), c.describe() + " sets " + Names.ENV_VISIBLE_DEVICES
                     + ", which takes GPUs behind the scheduler's back: remove it and ask for " + Names.RESOURCE_GPU_MEM
                     + " instead (namespace " + pod.namespace() + " is not allowed to set it)"));
+        // a source without a prefix is as unseen as the image's own env, and judged where that is (the policer); a prefix
+        // written to complete NVIDIA_ names is not
+        for (EnvSource src : c.envFrom())
+            if (!src.prefix().isEmpty() && ReservedEnv.spellable(src.prefix(), List.of(Names.ENV_NVIDIA_PREFIX)).isPresent())
+                out.add(new Violation(Rule.NVIDIA_ENV, c.name(), c.describe() + " takes env from " + src.describe() + ", which completes "
+                        + Names.ENV_NVIDIA_PREFIX + "* names such as " + Names.ENV_VISIBLE_DEVICES + " (" + spells(src, Names.ENV_NVIDIA_PREFIX)
+                        + ") and so takes GPUs behind the scheduler's back: use a prefix that does not begin " + Names.ENV_NVIDIA_PREFIX
+                        + " and ask for " + Names.RESOURCE_GPU_MEM + " for GPUs (namespace " + pod.namespace() + " is not allowed to set it)"));
     }
+
+    /** How a key completes the source's prefix into the family: "a key NVIDIA_VISIBLE_DEVICES", "prefix NV and a key IDIA_…". */
+    private static String spells(EnvSource src, String family) {
+        String example = Stream.of(Names.ENV_VISIBLE_DEVICES, Names.ENV_MPS_MEM_LIMIT, Names.ACK_GPU_MEM_IDX).filter(n -> n.startsWith(family))
+                .findFirst().orElse(family + "X");
+        if (src.prefix().isEmpty()) return "a key " + example;
+        if (example.startsWith(src.prefix()) && example.length() > src.prefix().length())
+            return "prefix " + src.prefix() + " and a key " + example.substring(src.prefix().length()) + " make " + example;
+        return "every name it makes starts with " + family;
+    }
+
+    private static String keyRef(EnvSource src) { return src.kind().equals(EnvSource.SECRET) ? "secretKeyRef" : "configMapKeyRef"; }
 
     /** The whole amount of {@code resource}, 0 when absent, -1 after adding a violation. */
     private static long amount(ContainerView c, String resource, List<Violation> out) {

@@ -25,8 +25,6 @@ final class TenancyRules {
     /** Capabilities that reach other UIDs (SETUID, SETGID, KILL, SYS_PTRACE), their files (DAC_*, FOWNER, CHOWN) or the kernel. */
     static final Set<String> DANGEROUS_CAPS = Set.of("ALL", "SYS_ADMIN", "SYS_PTRACE", "SETUID", "SETGID", "DAC_OVERRIDE",
             "DAC_READ_SEARCH", "FOWNER", "CHOWN", "KILL", "SYS_MODULE", "SYS_RAWIO", "BPF");
-    /** Host folders a shared-GPU pod may not mount, nor any folder above them. */
-    static final List<String> PROTECTED_HOST_PATHS = List.of(Names.RUN_DIR, Names.KUBELET_DIR, "/proc");
     private static final String QUIT_RISK = "a root process can send quit to the node's MPS daemon through its pipe directory,"
             + " which stops every shared-GPU pod on the node, or raise any pod's memory cap";
 
@@ -57,23 +55,36 @@ final class TenancyRules {
     }
 
     /** The pod-level rules: host namespaces (strict), host paths. */
-    static void pod(PodView pod, Tenancy t, List<Violation> out) {
+    static void pod(PodView pod, Tenancy t, List<String> protectedPaths, List<Violation> out) {
         if (t == Tenancy.STRICT) {
             PodView.Host h = pod.host();
             if (h.hostPID()) out.add(new Violation(Rule.HOST_NAMESPACE, "", hostPidRisk() + ": remove hostPID"));
             if (pod.hostIPC()) out.add(new Violation(Rule.HOST_NAMESPACE, "", hostIpcRisk() + ": remove hostIPC (MPS clients do not need it on driver 580 and later)"));
             if (h.hostNetwork()) out.add(new Violation(Rule.HOST_NAMESPACE, "", hostNetworkRisk() + ": remove hostNetwork"));
         }
+        hostPaths(pod, protectedPaths, "", out);
+    }
+
+    /**
+     * A hostPath volume at, under or above one of {@code protectedPaths} (the first is the MPS run folder, the last the
+     * host's /proc, the ones between kubelet root folders); {@code hint} is appended to each message.
+     */
+    static void hostPaths(PodView pod, List<String> protectedPaths, String hint, List<Violation> out) {
         for (Map.Entry<String, String> v : pod.host().hostPaths().entrySet()) {
             String path = normalize(v.getValue());
-            for (String p : PROTECTED_HOST_PATHS)
+            for (String p : protectedPaths)
                 if (reaches(path, p)) {
                     out.add(new Violation(Rule.HOST_PATH, "", "volume " + v.getKey() + " mounts host path " + v.getValue() + ", which reaches "
-                            + p + " (" + (p.equals(Names.RUN_DIR) ? "the MPS daemons' control sockets" : p.equals("/proc") ? "every process of the node"
-                            : "the kubelet's sockets and every pod's volumes") + "): remove the volume or mount a folder outside it"));
+                            + p + " (" + what(p) + "): remove the volume or mount a folder outside it" + hint));
                     break;
                 }
         }
+    }
+
+    private static String what(String protectedPath) {
+        if (protectedPath.equals(Names.RUN_DIR)) return "the MPS daemons' control sockets";
+        if (protectedPath.equals(AdmissionRules.HOST_PROC)) return "every process of the node, and through /proc/<pid>/root their files";
+        return "the kubelet's sockets and every pod's volumes";
     }
 
     /** What a trusted namespace admits but should know: root and each host namespace, with its risk. */

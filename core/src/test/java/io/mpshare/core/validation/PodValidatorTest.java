@@ -5,6 +5,7 @@ import io.mpshare.core.validation.Violation.Rule;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,6 +16,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class PodValidatorTest {
     private static final long H200_MIB = 143_771;
@@ -106,6 +108,38 @@ class PodValidatorTest {
                 bad("default scheduler while mpshare's is required", pod().scheduler("").c(c("main").mem("7")), Rule.SCHEDULER, "default-scheduler"),
                 ok("mpshare scheduler", pod().scheduler(Names.SCHEDULER_NAME).c(c("main").mem("7"))),
                 ok("plain pod with a preset node is not ours", pod().nodeName("n1").podSecurity(0L, null).hostPid().c(c("web"))),
+                // envFrom: the keys are unseen, so only a prefix that parts from every reserved family is safe
+                bad("envFrom without a prefix in a shared-GPU pod", pod().c(c("main").mem("7").configMapEnv("cm", "")), Rule.RESERVED_ENV,
+                        "takes env from ConfigMap cm, whose keys can set NVIDIA_* variables (a key NVIDIA_VISIBLE_DEVICES)"),
+                bad("envFrom prefix NVIDIA_ and a key VISIBLE_DEVICES", pod().c(c("main").mem("7").configMapEnv("cm", "NVIDIA_")), Rule.RESERVED_ENV,
+                        "prefix NVIDIA_ and a key VISIBLE_DEVICES make NVIDIA_VISIBLE_DEVICES"),
+                bad("envFrom prefix NV, a proper prefix, is as bad as none", pod().c(c("main").mem("7").configMapEnv("cm", "NV")), Rule.RESERVED_ENV,
+                        "prefix NV and a key IDIA_VISIBLE_DEVICES make NVIDIA_VISIBLE_DEVICES"),
+                bad("envFrom prefix C completes CUDA_MPS_", pod().c(c("main").mem("7").configMapEnv("cm", "C")), Rule.RESERVED_ENV,
+                        "a key UDA_MPS_PINNED_DEVICE_MEM_LIMIT make CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"),
+                bad("envFrom prefix inside a family", pod().c(c("main").mem("7").configMapEnv("cm", "CUDA_MPS_X")), Rule.RESERVED_ENV,
+                        "every name it makes starts with CUDA_"),
+                bad("envFrom prefix A completes ALIYUN_", pod().c(c("main").mem("7").configMapEnv("cm", "A")), Rule.RESERVED_ENV, "ALIYUN_*"),
+                bad("envFrom of a Secret names secretKeyRef", pod().c(c("main").mem("7").secretEnv("creds", "")), Rule.RESERVED_ENV,
+                        "valueFrom.secretKeyRef, or give the source a prefix that begins none of NVIDIA_, CUDA_, ALIYUN_"),
+                bad("envFrom in a GPU-less sidecar of a shared-GPU pod", pod().c(c("main").mem("7")).c(c("log").configMapEnv("cm", "")),
+                        Rule.RESERVED_ENV, "container log"),
+                ok("envFrom with a prefix that parts from every family", pod().c(c("main").mem("7").configMapEnv("cm", "APP_").secretEnv("s", "NX"))),
+                ok("envFrom without a prefix in a plain pod: as unseen as its image's env", pod().c(c("web").configMapEnv("cm", ""))),
+                bad("envFrom prefix NVIDIA_ in a plain pod", pod().c(c("rogue").configMapEnv("cm", "NVIDIA_")), Rule.NVIDIA_ENV,
+                        "completes NVIDIA_* names such as NVIDIA_VISIBLE_DEVICES"),
+                bad("envFrom prefix N in a plain pod", pod().c(c("rogue").secretEnv("s", "N")), Rule.NVIDIA_ENV, "prefix N and a key VIDIA_VISIBLE_DEVICES"),
+                ok("envFrom prefix CUDA_ in a plain pod takes no GPU", pod().c(c("web").configMapEnv("cm", "CUDA_"))),
+                ok("envFrom prefix NVIDIA_ in an allowed namespace", pod().ns("mpshare-system").c(c("agent").configMapEnv("cm", "NVIDIA_"))),
+                // host paths of pods that ask no GPU: no tenant pod needs the MPS sockets, the kubelet's folder or /proc
+                bad("plain root pod with a hostPath to the pipe directory", pod().podSecurity(0L, null).hostPath("mps", "/run/mpshare").c(c("shell")),
+                        Rule.HOST_PATH, "webhook.allowedNamespaces"),
+                bad("plain pod with a hostPath of the kubelet's sockets", pod().hostPath("dp", "/var/lib/kubelet/device-plugins").c(c("rogue")),
+                        Rule.HOST_PATH, "the kubelet's sockets"),
+                bad("plain pod with a hostPath of the root", pod().hostPath("root", "/").c(c("agent")), Rule.HOST_PATH, "/run/mpshare"),
+                bad("plain pod with a hostPath of /proc", pod().hostPath("p", "/proc").c(c("agent")), Rule.HOST_PATH, "/proc/<pid>/root"),
+                ok("plain pod with a hostPath of a data folder", pod().hostPath("data", "/data").c(c("web"))),
+                ok("plain pod in an allowed namespace may mount them", pod().ns("mpshare-system").hostPath("dp", "/var/lib/kubelet/device-plugins").c(c("agent"))),
                 new Case("several rules at once", pod().c(c("main").mem("0").privileged().env("CUDA_MPS_LOG_DIRECTORY")).view(), OptionalLong.of(H200_MIB),
                         List.of(Rule.AMOUNT, Rule.PRIVILEGED, Rule.RESERVED_ENV), List.of("container main", "container main", "container main")));
     }
@@ -181,6 +215,11 @@ class PodValidatorTest {
                         OptionalLong.empty(), List.of(Rule.NVIDIA_ENV), List.of("ephemeral container debugger")),
                 new Case("debug container mounts the toolkit's device list", pod().c(c("web")).c(c("debugger").ephemeral().mount("/var/run/nvidia-container-devices/all")).view(),
                         OptionalLong.empty(), List.of(Rule.RUNTIME_DEVICES), List.of("ephemeral container debugger mounts")),
+                new Case("debug container takes env from a ConfigMap without a prefix", pod().c(c("main").mem("7"))
+                        .c(c("debugger").ephemeral().configMapEnv("cm", "")).view(), OptionalLong.empty(), List.of(Rule.RESERVED_ENV),
+                        List.of("ephemeral container debugger takes env from ConfigMap cm")),
+                new Case("debug container of a plain pod with an NVIDIA_ prefix", pod().c(c("web")).c(c("debugger").ephemeral().configMapEnv("cm", "NVIDIA_"))
+                        .view(), OptionalLong.empty(), List.of(Rule.NVIDIA_ENV), List.of("ephemeral container debugger")),
                 new Case("only the ephemeral ones are judged (the pod is bound by now)", pod().nodeName("n1").c(c("main").mem("7").uid(0L))
                         .c(c("debugger").ephemeral()).view(), OptionalLong.empty(), List.of(), List.of()));
     }
@@ -198,6 +237,39 @@ class PodValidatorTest {
         PodView p = pod().podSecurity(null, null).c(c("main").mem("7")).c(c("debugger").ephemeral().escalation(null)).view();
         assertThat(validator.validateEphemeral(p, Tenancy.TRUSTED)).isEmpty();
         assertThat(validator.validateEphemeral(p, Tenancy.STRICT)).extracting(Violation::rule).containsExactly(Rule.ROOT);
+    }
+
+    @Test
+    void validate_kubeletRootFromTheFlag_protectedInEveryJudgedPod() {
+        PodValidator k0s = new PodValidator(AdmissionRules.defaults(Set.of("mpshare-system")).withKubeletRootDirs(List.of("/var/lib/k0s/kubelet/")));
+        PodView gpu = pod().hostPath("k", "/var/lib/k0s/kubelet/pod-resources").c(c("main").mem("7")).view();
+        PodView plain = pod().hostPath("k", "/var/lib/k0s").c(c("web")).view();
+        assertThat(k0s.validate(gpu, OptionalLong.empty())).singleElement().satisfies(v -> assertThat(v.message()).contains("reaches /var/lib/k0s/kubelet"));
+        assertThat(k0s.validate(plain, OptionalLong.empty())).extracting(Violation::rule).containsExactly(Rule.HOST_PATH);
+        assertThat(k0s.validate(pod().hostPath("k", "/var/lib/kubelet").c(c("web")).view(), OptionalLong.empty())).as("not this cluster's kubelet").isEmpty();
+        assertThat(validator.validate(plain, OptionalLong.empty())).as("the default protects /var/lib/kubelet only").isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"var/lib/kubelet", "/", "//.", ""})
+    void admissionRules_kubeletRootNotAFolderBelowRoot_refusedSayingWhatToGive(String dir) {
+        assertThatThrownBy(() -> AdmissionRules.defaults(Set.of()).withKubeletRootDirs(List.of(dir)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--root-dir, such as /var/lib/kubelet");
+    }
+
+    @Test
+    void reservedEnv_spellable_prefixThatBeginsOrEntersAFamily() {
+        List<String> families = Names.ENV_GPU_FAMILIES;
+        assertThat(ReservedEnv.spellable("", families)).contains("NVIDIA_");
+        assertThat(ReservedEnv.spellable("NV", families)).contains("NVIDIA_");
+        assertThat(ReservedEnv.spellable("NVIDIA_", families)).contains("NVIDIA_");
+        assertThat(ReservedEnv.spellable("NVIDIA_VISIBLE_DEVICES_", families)).contains("NVIDIA_");
+        assertThat(ReservedEnv.spellable("CUD", families)).contains("CUDA_");
+        assertThat(ReservedEnv.spellable("ALIYUN_COM_", families)).contains("ALIYUN_");
+        assertThat(ReservedEnv.spellable("APP_", families)).isEmpty();
+        assertThat(ReservedEnv.spellable("NVX", families)).isEmpty();
+        assertThat(ReservedEnv.spellable("CUDX_", families)).isEmpty();
+        assertThat(ReservedEnv.spellable("nvidia_", families)).as("names are case-sensitive").isEmpty();
     }
 
     @Test
@@ -250,7 +322,10 @@ class PodValidatorTest {
         String procMount;
         final Map<String, String> limits = new HashMap<>(), requests = new HashMap<>();
         final List<String> env = new ArrayList<>(), caps = new ArrayList<>(), mounts = new ArrayList<>();
+        final List<EnvSource> envFrom = new ArrayList<>();
         CB(String name) { this.name = name; }
+        CB configMapEnv(String cm, String prefix) { envFrom.add(new EnvSource(EnvSource.CONFIG_MAP, cm, prefix)); return this; }
+        CB secretEnv(String secret, String prefix) { envFrom.add(new EnvSource(EnvSource.SECRET, secret, prefix)); return this; }
         CB mem(String v) { limits.put(Names.RESOURCE_GPU_MEM, v); return this; }
         CB core(String v) { limits.put(Names.RESOURCE_GPU_CORE, v); return this; }
         CB request(String r, String v) { requests.put(r, v); return this; }
@@ -266,7 +341,7 @@ class PodValidatorTest {
         CB mount(String path) { mounts.add(path); return this; }
         ContainerView view() {
             return new ContainerView(name, init, limits, requests, privileged, env, sidecar, ephemeral,
-                    new SecurityView(uid, null, null, escalation, caps, procMount), mounts);
+                    new SecurityView(uid, null, null, escalation, caps, procMount), mounts, envFrom);
         }
     }
 }

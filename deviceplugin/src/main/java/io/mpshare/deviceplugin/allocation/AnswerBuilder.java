@@ -32,12 +32,23 @@ public final class AnswerBuilder {
     private final Path runDir;
     private final boolean mountDevShm;
     private final MemoryUnit unit;
+    private final GpuAccess access;
 
-    /** @param runDir host folder of the MPS generations ({@link Names#RUN_DIR}); @param mountDevShm for drivers that need /dev/shm shared */
-    public AnswerBuilder(Path runDir, boolean mountDevShm, MemoryUnit unit) {
+    /**
+     * @param runDir      host folder of the MPS generations ({@link Names#RUN_DIR})
+     * @param mountDevShm for drivers that need /dev/shm shared
+     * @param access      how the container reaches its GPUs (the device list strategy), applied to every answer last
+     */
+    public AnswerBuilder(Path runDir, boolean mountDevShm, MemoryUnit unit, GpuAccess access) {
         this.runDir = runDir;
         this.mountDevShm = mountDevShm;
         this.unit = unit;
+        this.access = access;
+    }
+
+    /** With the NVIDIA runtime's access ({@link GpuAccess#NVIDIA_RUNTIME}). */
+    public AnswerBuilder(Path runDir, boolean mountDevShm, MemoryUnit unit) {
+        this(runDir, mountDevShm, unit, GpuAccess.NVIDIA_RUNTIME);
     }
 
     public Path pipeDir(String colour) { return runDir.resolve(colour).resolve("pipe"); }
@@ -66,7 +77,7 @@ public final class AnswerBuilder {
         var mounts = new ArrayList<Grant.Mount>();
         mounts.add(new Grant.Mount(pipe, pipe, true));
         if (mountDevShm) mounts.add(new Grant.Mount(DEV_SHM, DEV_SHM, false));
-        return new Grant(env, mounts, List.of());
+        return access.apply(new Grant(env, mounts), ids);
     }
 
     private static String joinLongs(List<Long> xs) {

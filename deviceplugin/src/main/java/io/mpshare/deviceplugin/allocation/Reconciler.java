@@ -9,6 +9,7 @@ import io.mpshare.core.model.PodKey;
 import io.mpshare.deviceplugin.cluster.PodWrites;
 import io.mpshare.deviceplugin.allocation.PodResources.Holding;
 
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -207,6 +208,9 @@ public final class Reconciler {
             Result r = reconcile();
             if (r.any()) LOG.info("reconciled from pod-resources: " + r);
             return r;
+        } catch (UncheckedIOException e) {   // kubelet not answering: a state, not a bug
+            LOG.warning("reconcile from pod-resources failed, retrying later: " + e.getMessage());
+            return null;
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "reconcile from pod-resources failed, retrying later: " + e.getMessage(), e);
             return null;

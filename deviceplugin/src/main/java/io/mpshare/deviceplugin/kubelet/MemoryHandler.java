@@ -8,6 +8,7 @@ import io.mpshare.deviceplugin.allocation.Decision;
 import io.mpshare.deviceplugin.allocation.Grant;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateRequest;
 import io.mpshare.deviceplugin.api.v1beta1.AllocateResponse;
+import io.mpshare.deviceplugin.api.v1beta1.CDIDevice;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateRequest;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerAllocateResponse;
 import io.mpshare.deviceplugin.api.v1beta1.ContainerPreferredAllocationRequest;
@@ -106,6 +107,7 @@ public final class MemoryHandler implements ResourceHandler {
             r.addMounts(Mount.newBuilder().setHostPath(m.hostPath()).setContainerPath(m.containerPath()).setReadOnly(m.readOnly()));
         for (Grant.Device d : g.devices())
             r.addDevices(DeviceSpec.newBuilder().setHostPath(d.hostPath()).setContainerPath(d.containerPath()).setPermissions(d.permissions()));
+        for (String name : g.cdiDevices()) r.addCdiDevices(CDIDevice.newBuilder().setName(name));
         return r.build();
     }
 }

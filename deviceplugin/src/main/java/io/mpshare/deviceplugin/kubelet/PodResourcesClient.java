@@ -1,6 +1,8 @@
 package io.mpshare.deviceplugin.kubelet;
 
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
 import io.mpshare.deviceplugin.api.podresources.v1.ContainerDevices;
 import io.mpshare.deviceplugin.api.podresources.v1.ContainerResources;
@@ -10,6 +12,8 @@ import io.mpshare.deviceplugin.api.podresources.v1.PodResourcesListerGrpc;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.deviceplugin.allocation.PodResources.Holding;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,12 +29,25 @@ import java.util.concurrent.TimeUnit;
 public final class PodResourcesClient implements AutoCloseable {
     private final ManagedChannel channel;
 
-    public PodResourcesClient(Path socket, EventLoopGroup group) { this.channel = UnixSockets.dial(socket, group); }
+    private final Path socket;
 
+    public PodResourcesClient(Path socket, EventLoopGroup group) {
+        this.socket = socket;
+        this.channel = UnixSockets.dial(socket, group);
+    }
+
+    /** @throws UncheckedIOException when kubelet does not answer (not running, or another socket): an expected state, no bug */
     public List<Holding> list(String resource) {
-        var resp = PodResourcesListerGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
-                .list(ListPodResourcesRequest.getDefaultInstance());
-        return holdings(resp.getPodResourcesList(), resource);
+        try {
+            var resp = PodResourcesListerGrpc.newBlockingStub(channel).withDeadlineAfter(5, TimeUnit.SECONDS)
+                    .list(ListPodResourcesRequest.getDefaultInstance());
+            return holdings(resp.getPodResourcesList(), resource);
+        } catch (StatusRuntimeException e) {
+            if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) throw e;
+            String why = "kubelet's pod-resources API at " + socket + " does not answer (" + e.getMessage()
+                    + "): is kubelet running, and is this its socket (--pod-resources-socket)?";
+            throw new UncheckedIOException(why, new IOException(why, e));
+        }
     }
 
     /** One {@link Holding} per pod and container that holds IDs of {@code resource}, every entry's IDs merged, first-seen order. */

@@ -10,6 +10,7 @@ import io.mpshare.deviceplugin.devices.HealthState;
 import io.mpshare.kube.node.NodeBookings;
 import io.mpshare.mps.MpsControl;
 import io.mpshare.nvml.Nvml;
+import io.mpshare.policing.MpsServers;
 import io.mpshare.policing.NodeView;
 import io.mpshare.policing.Policer;
 import io.mpshare.policing.PolicerConfig;
@@ -36,7 +37,8 @@ import java.util.logging.Logger;
 /**
  * The policer as the device plugin runs it: its view of the node ({@link PolicingPods}: the checked bookings of
  * {@link NodeBookings}, which {@link #listener()} follows) and the {@link ContainerIndex}, {@link CgroupPidOwners}
- * over the host's {@code /proc}, both colours' control daemons,
+ * over the host's {@code /proc}, the MPS servers both colours' supervisors report ({@link StatusFileServers}), both
+ * colours' control daemons,
  * Kubernetes Events, the Eviction API, {@code mpshare.io/usage} merge patches (changed values only), SIGKILL, and
  * its metrics in the agent's registry (served on {@code /metrics}). One thread samples and acts; another talks to the
  * API server for events and usage; {@code endPod} for a pod being deleted is queued on the policer's thread.
@@ -44,20 +46,26 @@ import java.util.logging.Logger;
 public final class NodePolicer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(NodePolicer.class.getName());
 
-    /** What differs between production and tests. */
-    public record Hooks(Function<String, MpsControl> controlForColour, ProcessKiller killer, PrometheusRegistry registry) {
+    /**
+     * What differs between production and tests.
+     *
+     * @param servers where the policer learns the MPS servers' PIDs (production: each colour's status.json)
+     */
+    public record Hooks(Function<String, MpsControl> controlForColour, MpsServers servers, ProcessKiller killer, PrometheusRegistry registry) {
         public Hooks {
             Objects.requireNonNull(controlForColour, "controlForColour");
+            Objects.requireNonNull(servers, "servers");
             Objects.requireNonNull(killer, "killer");
             Objects.requireNonNull(registry, "registry");
         }
 
-        /** {@code nvidia-cuda-mps-control} on {@code <runDir>/<colour>/pipe}, SIGKILL, a fresh registry. */
+        /** {@code nvidia-cuda-mps-control} on {@code <runDir>/<colour>/pipe}, the colours' status files, SIGKILL, a fresh registry. */
         public static Hooks production(Path runDir) {
-            return new Hooks(ColourDaemons.processControls(runDir, Optional.empty()), new SigkillProcessKiller(), new PrometheusRegistry());
+            return new Hooks(ColourDaemons.processControls(runDir, Optional.empty()), new StatusFileServers(runDir), new SigkillProcessKiller(),
+                    new PrometheusRegistry());
         }
 
-        public Hooks withRegistry(PrometheusRegistry r) { return new Hooks(controlForColour, killer, r); }
+        public Hooks withRegistry(PrometheusRegistry r) { return new Hooks(controlForColour, servers, killer, r); }
     }
 
     private final ContainerIndex containers = new ContainerIndex();
@@ -84,12 +92,13 @@ public final class NodePolicer implements AutoCloseable {
                 .nvml(nvml)
                 .view(listener)
                 .owners(new CgroupPidOwners(new ProcFs(cfg.procRoot()), containers))
+                .servers(hooks.servers())
                 .daemons(new ColourDaemons(activeColour, hooks.controlForColour()))
                 .killer(hooks.killer())
                 .events(new KubeEventSink(client, node, pods, api))
                 .evictor(new KubeEvictor(evictions, pods))
                 .usage(UsageAnnotations.changedOnly(new PodAnnotator(client, api), pods))
-                .metrics(new PolicerMetrics(hooks.registry(), node))
+                .metrics(new PolicerMetrics(hooks.registry(), node, cfg.podSeries()))
                 .clock(clock)
                 .executor(exec)
                 .build();

@@ -54,7 +54,8 @@ class SupervisorSocketProbeIT {
                 Duration.ofSeconds(1), SupervisorSocketServer.DEFAULT_BUSY_LIMIT).start();
         supervisor.start();
         ProcessLiveness liveness = pid -> !zombies.contains(pid);
-        monitor = new HealthMonitor(new FakeNvml().addH200(), new SupervisorSocketProbe(run, () -> "blue", Duration.ofSeconds(10), liveness),
+        monitor = new HealthMonitor(new FakeNvml().addH200(), new SupervisorSocketProbe(run, () -> "blue", Duration.ofSeconds(10), liveness,
+                clock, SupervisorSocketProbe.DEFAULT_UNANSWERED_GRACE),
                 clock, Duration.ofMinutes(10));
         monitor.addListener(h -> { if (!h.daemonUp()) unhealthyAt.add(clock.instant()); });
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -69,22 +70,41 @@ class SupervisorSocketProbeIT {
         supervisorThread.shutdownNow();
     }
 
-    @Test void supervisorHung_unhealthyAtTheNextPoll_withinTwoSeconds() throws Exception {
+    @Test void supervisorHung_daemonStillRunning_healthyThroughTheGrace_unhealthyAfterIt() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         supervisorThread.execute(() -> {
             try { release.await(); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
         });
         try {
             Instant hung = clock.instant();
-            clock.advance(Duration.ofMillis(500)); // one health period; the probe itself waits at most its 1 s deadline
+            clock.advance(Duration.ofMillis(500)); // one health period: the supervisor's 503, the daemon it named still runs
+            assertThat(unhealthyAt).as("one missed heartbeat is slow, not hung").isEmpty();
+            clock.advance(SupervisorSocketProbe.DEFAULT_UNANSWERED_GRACE);
             assertThat(unhealthyAt).hasSize(1);
-            assertThat(Duration.between(hung, unhealthyAt.getFirst()).plus(SupervisorSocketProbe.DEFAULT_DEADLINE)).isLessThanOrEqualTo(Duration.ofSeconds(2));
-            assertThat(monitor.current().reason()).contains("hung or stopped");
+            assertThat(Duration.between(hung, unhealthyAt.getFirst()).plus(SupervisorSocketProbe.DEFAULT_DEADLINE))
+                    .isLessThanOrEqualTo(SupervisorSocketProbe.DEFAULT_UNANSWERED_GRACE.plus(Duration.ofSeconds(2)));
+            assertThat(monitor.current().reason()).contains("did not answer");
         } finally {
             release.countDown();
         }
         clock.advance(Duration.ofMillis(500));
         assertThat(monitor.current().daemonUp()).isTrue();
+    }
+
+    @Test void supervisorHung_daemonGone_unhealthyAtTheNextPoll_withinTwoSeconds() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        supervisorThread.execute(() -> {
+            try { release.await(); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
+        });
+        try {
+            Instant hung = clock.instant();
+            zombies.add(supervisor.status().daemonPid()); // the daemon died while its supervisor hangs
+            clock.advance(Duration.ofMillis(500));
+            assertThat(unhealthyAt).hasSize(1);
+            assertThat(Duration.between(hung, unhealthyAt.getFirst()).plus(SupervisorSocketProbe.DEFAULT_DEADLINE)).isLessThanOrEqualTo(Duration.ofSeconds(2));
+        } finally {
+            release.countDown();
+        }
     }
 
     @Test void daemonAZombie_supervisorStillSaysReady_unhealthy() {

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
@@ -23,6 +24,8 @@ import io.mpshare.kube.node.Distrust;
 import io.mpshare.mps.fake.FakeMpsControl;
 import io.mpshare.nvml.fake.FakeNvml;
 import io.mpshare.policing.ActionPolicy;
+import io.mpshare.policing.Snapshot.Role;
+import io.mpshare.policing.metrics.PolicerMetrics.PodSeries;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,6 +42,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,6 +68,8 @@ class PolicingIT {
     KubernetesClient client;
     @TempDir Path tmp;
     Path proc;
+    /** The run folder: each colour's status.json, as its supervisor writes it. */
+    Path run;
     /** The UIDs the API server gave the pods (the CRUD mock assigns its own on create). */
     String hogUid, neighbourUid;
 
@@ -82,6 +88,8 @@ class PolicingIT {
         client = server.createClient();
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("n1").endMetadata().build()).create();
         proc = Files.createDirectories(tmp.resolve("proc"));
+        run = Files.createDirectories(tmp.resolve("run"));
+        Files.writeString(proc.resolve("stat"), "cpu  1 2 3 4\nbtime " + BOOT.getEpochSecond() + "\n");
         inv = InventoryPublisher.readHardware(nvml, "n1");
     }
 
@@ -92,14 +100,17 @@ class PolicingIT {
         server.destroy();
     }
 
-    void start(ActionPolicy action) throws Exception {
+    void start(ActionPolicy action) throws Exception { start(action, PodSeries.LEFT_OUT); }
+
+    void start(ActionPolicy action, PodSeries podSeries) throws Exception {
         Path dir = tmp.resolve("device-plugins");
         Path podRes = tmp.resolve("pod-resources/kubelet.sock");
         kubelet = new FakeKubelet(dir, podRes).start();
         var cfg = DevicePluginConfig.defaults("n1").withSockets(dir, kubelet.socket(), podRes)
                 .withPeriods(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofHours(1))
-                .withPolicing(PolicingConfig.defaults().withAction(action).withInterval(Duration.ofMillis(200)).withProcRoot(proc));
-        var hooks = new NodePolicer.Hooks(colour -> Names.MPS_COLOUR_BLUE.equals(colour) ? mps : null, pid -> killed.add(pid), registry);
+                .withPolicing(PolicingConfig.defaults().withAction(action).withInterval(Duration.ofMillis(200)).withProcRoot(proc).withPodSeries(podSeries));
+        var hooks = new NodePolicer.Hooks(colour -> Names.MPS_COLOUR_BLUE.equals(colour) ? mps : null, new StatusFileServers(run),
+                pid -> killed.add(pid), registry);
         node = DevicePluginNode.start(cfg.withPodFieldSelector(false), new DevicePluginNode.Io(nvml, client, c -> mps::daemonUp, hooks, Clock.systemUTC()));
     }
 
@@ -241,17 +252,95 @@ class PolicingIT {
 
     @Test void metrics_areServedOnNodeHttp() throws Exception {
         twoPods(20_000);
+        start(ActionPolicy.EVENT, PodSeries.INCLUDED);
+        await("an over-limit event", () -> hasEvent("hog", "GpuMemoryOverLimit"));
+        String body = scrape();
+        assertThat(body).contains("mpshare_policer_findings_total").contains("pod=\"hog\"");
+        // event policy: reported, nothing ended
+        assertThat(terminates()).isEmpty();
+        assertThat(killed).isEmpty();
+    }
+
+    /** The default (no --pod-metrics): /metrics names no tenant's namespace, pod or container, only GPUs and counts. */
+    @Test void metrics_withoutPodMetrics_nameNoTenantsPod() throws Exception {
+        twoPods(20_000);
         start(ActionPolicy.EVENT);
         await("an over-limit event", () -> hasEvent("hog", "GpuMemoryOverLimit"));
+        String body = scrape();
+        assertThat(body).contains("mpshare_gpu_memory_used_bytes", "mpshare_policer_findings_total{")
+                .doesNotContain("hog", "neighbour", "namespace=", "pod=", "container=");
+    }
+
+    String scrape() throws Exception {
         try (var http = new NodeHttp(new InetSocketAddress("127.0.0.1", 0), () -> null).metrics(node.metrics()).start()) {
             var res = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(res.statusCode()).isEqualTo(200);
-            assertThat(res.body()).contains("mpshare_policer_findings_total").contains("hog");
+            return res.body();
         }
-        // event policy: reported, nothing ended
+    }
+
+    // --- the MPS server by PID (what its supervisor reports, and the kernel), never by name ---------------------
+
+    static final Instant BOOT = Instant.parse("2026-11-30T00:00:00Z");
+    static final long DAEMON = 4000, SERVER = 5000;
+    static final String RENAMED = "/tmp/nvidia-cuda-mps-server\0-c\0import torch\0";
+
+    /** blue's supervisor: its daemon and server run (host PIDs, in the mps-control pod) and its status.json names them. */
+    void blueSupervisorReports() throws IOException {
+        String mpsControlPod = "eeeeeeee-0000-4000-8000-00000000000e";
+        kernelProcess(DAEMON, 1, "nvidia-cuda-mps-control\0-f\0", mpsControlPod);
+        kernelProcess(SERVER, DAEMON, "nvidia-cuda-mps-server\0", mpsControlPod);
+        nvml.startProcess(0, SERVER, 300);
+        Files.createDirectories(run.resolve("blue"));
+        Files.writeString(run.resolve("blue/status.json"), "{\"colour\":\"blue\",\"daemonUp\":true,\"ready\":true,\"phase\":\"UP\",\"daemonPid\":"
+                + DAEMON + ",\"servers\":[{\"pid\":" + SERVER + ",\"clients\":[101,201]}],\"updatedAt\":\"" + Instant.now() + "\"}");
+    }
+
+    /** A process as the kernel writes it: its pod's cgroup, its own command line, its parent and start in {@code stat}. */
+    void kernelProcess(long pid, long ppid, String cmdline, String podUid) throws IOException {
+        Path d = Files.createDirectories(proc.resolve(Long.toString(pid)));
+        Files.writeString(d.resolve("cgroup"), "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" + podUid.replace('-', '_')
+                + ".slice/cri-containerd-" + "e".repeat(64) + ".scope\n");
+        Files.writeString(d.resolve("cmdline"), cmdline);
+        long ticks = Duration.between(BOOT, Instant.now().minusSeconds(60)).toMillis() / 10;
+        Files.writeString(d.resolve("stat"), pid + " (x) S " + ppid + " " + pid + " " + pid + " 0 -1 4194560 1 0 0 0 5 2 0 0 20 0 1 0 " + ticks + " 1 1\n");
+    }
+
+    @Test void renamedProcess_inABookedPod_isKilled_theServerItsSupervisorReportsIsNot() throws Exception {
+        blueSupervisorReports();
+        twoPods(3000);
+        podProcess(102, hogUid, C_HOG);
+        Files.writeString(proc.resolve("102/cmdline"), RENAMED);
+        nvml.startProcess(0, 102, 133_000);   // outside MPS, under the server's name
+        start(ActionPolicy.TERMINATE);
+
+        await("the renamed process killed", () -> killed.contains(102L));
+        await("a rogue-process warning on the hog", () -> hasEvent("hog", "RogueGpuProcess"));
+        var policer = node.policer().orElseThrow().policer();
+        Instant seen = policer.lastReport().orElseThrow().snapshot().at();
+        await("a later cycle", () -> policer.lastReport().orElseThrow().snapshot().at().isAfter(seen));
+        assertThat(policer.lastReport().orElseThrow().snapshot().gpus().getFirst().processes())
+                .filteredOn(p -> p.pid() == SERVER).singleElement().satisfies(p -> assertThat(p.role()).isEqualTo(Role.MPS_SERVER));
+        assertThat(killed).containsExactly(102L);
         assertThat(terminates()).isEmpty();
-        assertThat(killed).isEmpty();
+        assertThat(events("n1")).noneMatch(e -> "UnknownGpuProcess".equals(e.getReason()) || "RogueGpuProcess".equals(e.getReason()));
+        assertThat(events("neighbour")).isEmpty();
+    }
+
+    @Test void renamedProcess_inAPodWithNoBooking_isKilled() throws Exception {
+        blueSupervisorReports();
+        Pod plain = client.pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName("plain").endMetadata()
+                .withNewSpec().withNodeName("n1").addNewContainer().withName("cuda").withImage("nvcr.io/nvidia/pytorch:24.10-py3").endContainer()
+                .endSpec().build()).create();
+        String uid = plain.getMetadata().getUid();
+        podProcess(300, uid, C_NEIGHBOUR);
+        Files.writeString(proc.resolve("300/cmdline"), RENAMED);
+        nvml.startProcess(0, 300, 133_000);
+        start(ActionPolicy.TERMINATE);
+
+        await("the renamed process killed", () -> killed.contains(300L));
+        assertThat(killed).doesNotContain(SERVER);
     }
 
     @Test void overLimit_evict_deletesTheHogOnly_withAPrecondition() throws Exception {

@@ -29,17 +29,31 @@ import java.util.Objects;
  * from the last {@link CycleReport}, so a pod that left disappears from the next scrape with no
  * label bookkeeping; counters are ordinary {@link Counter}s. Memory is exported in bytes
  * (Prometheus base unit); the policer works in MiB.
+ *
+ * <p>The per-pod and per-container gauges name every tenant's pods (namespace, pod, container): whoever can scrape them
+ * learns where each tenant runs. They are exported only with {@link PodSeries#INCLUDED}, which the device plugin sets
+ * where a NetworkPolicy keeps its port to the scrapers ({@code --pod-metrics}, docs/security.md).
  */
 public final class PolicerMetrics implements MultiCollector {
     private static final double MIB = 1024.0 * 1024.0;
 
+    /** Whether the gauges that name pods and containers are exported. */
+    public enum PodSeries { INCLUDED, LEFT_OUT }
+
     private final String node;
+    private final PodSeries podSeries;
     private final Counter findings, actions, failures, samples, sampleErrors;
     private volatile CycleReport last;
     private volatile double lastSampleSeconds = Double.NaN;
 
+    /** With the per-pod series (a registry nobody scrapes over the network: host mode, tests). */
     public PolicerMetrics(PrometheusRegistry registry, String node) {
+        this(registry, node, PodSeries.INCLUDED);
+    }
+
+    public PolicerMetrics(PrometheusRegistry registry, String node, PodSeries podSeries) {
         this.node = Objects.requireNonNull(node, "node");
+        this.podSeries = Objects.requireNonNull(podSeries, "podSeries");
         findings = Counter.builder().name("mpshare_policer_findings_total")
                 .help("Policer findings by kind, counted once per condition (not per cycle)")
                 .labelNames("node", "finding").register(registry);
@@ -80,7 +94,10 @@ public final class PolicerMetrics implements MultiCollector {
         Gauges g = new Gauges();
         g.add("mpshare_policer_last_sample_timestamp_seconds", "When the policer last sampled NVML (Unix time)",
                 Labels.of("node", node), lastSampleSeconds);
-        if (r != null) { gpus(r, g); pods(r, g); }
+        if (r != null) {
+            gpus(r, g);
+            if (podSeries == PodSeries.INCLUDED) pods(r, g);
+        }
         return g.snapshots();
     }
 

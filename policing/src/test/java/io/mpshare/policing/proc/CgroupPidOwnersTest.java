@@ -48,17 +48,4 @@ class CgroupPidOwnersTest {
     void ownerOf_processGone_isEmpty() {
         assertThat(new CgroupPidOwners(new ProcFs(proc), ContainerNames.none()).ownerOf(99999)).isEmpty();
     }
-
-    @Test
-    void isMpsServer_readsArgv0_elseComm() throws IOException {
-        write(10, "cmdline", "/usr/local/nvidia/bin/nvidia-cuda-mps-server\0");
-        write(11, "cmdline", "python3\0-c\0import torch\0");
-        write(12, "comm", "nvidia-cuda-mps\n"); // comm is cut to 15 characters: not enough to tell server from control
-        var fs = new ProcFs(proc);
-        assertThat(fs.isMpsServer(10)).isTrue();
-        assertThat(fs.isMpsServer(11)).isFalse();
-        assertThat(fs.isMpsServer(12)).isFalse();
-        assertThat(fs.isMpsServer(13)).isFalse();
-        assertThat(fs.command(11)).contains("python3");
-    }
 }

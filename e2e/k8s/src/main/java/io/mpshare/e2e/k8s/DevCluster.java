@@ -8,54 +8,24 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * {@code bin/dev-cluster}'s foreground part: starts the same control plane as the tests (etcd, kube-apiserver,
  * kube-controller-manager, the chart's RBAC), kube-scheduler with the chart's extender configuration, the extender,
- * and N fake GPU nodes; writes {@code DIR/kubeconfig} (admin), {@code DIR/pids} and {@code DIR/ready}; then runs
+ * and N fake GPU nodes (with a {@link PodFinisher}: no kubelet runs there); writes {@code DIR/kubeconfig} (admin),
+ * {@code DIR/pids} and {@code DIR/ready}; then runs
  * until SIGTERM, when its shutdown hook stops every process. The script puts it in the background and does
  * {@code down}/{@code status} from the pid files.
  *
  * <pre>DevCluster DIR [--nodes N] [--gpus G] [--api-port P] [--extender-port P]</pre>
+ * <p>The script first runs {@link DevClusterCheck} (options, binaries) from source, before it builds.
  */
 public final class DevCluster {
-    /** Command-line settings, validated. */
-    record Options(Path dir, int nodes, int gpus, int apiPort, int extenderPort) {
-        Options {
-            if (nodes < 0 || nodes > 500) throw new IllegalArgumentException("--nodes must be 0..500, got " + nodes);
-            if (gpus < 1 || gpus > 16) throw new IllegalArgumentException("--gpus must be 1..16, got " + gpus);
-        }
-
-        static Options parse(List<String> args) {
-            if (args.isEmpty()) throw new IllegalArgumentException("usage: DevCluster DIR [--nodes N] [--gpus G] [--api-port P] [--extender-port P]");
-            Path dir = Path.of(args.getFirst());
-            int nodes = 2, gpus = 8, api = 6443, ext = 0; // 0: a free port (39999 lies in Linux's ephemeral range)
-            for (int i = 1; i < args.size(); i++) {
-                String a = args.get(i);
-                String v = i + 1 < args.size() ? args.get(++i) : null;
-                if (v == null) throw new IllegalArgumentException(a + " needs a value");
-                int n;
-                try {
-                    n = Integer.parseInt(v);
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException(a + " takes a number, got '" + v + "'");
-                }
-                switch (a) {
-                    case "--nodes" -> nodes = n;
-                    case "--gpus" -> gpus = n;
-                    case "--api-port" -> api = n;
-                    case "--extender-port" -> ext = n;
-                    default -> throw new IllegalArgumentException("unknown option " + a + " (known: --nodes, --gpus, --api-port, --extender-port)");
-                }
-            }
-            return new Options(dir, nodes, gpus, api, ext);
-        }
-    }
-
     public static void main(String[] args) throws Exception {
-        Options o;
+        DevClusterOptions o;
         try {
-            o = Options.parse(List.of(args));
+            o = DevClusterOptions.parse(List.of(args));
         } catch (IllegalArgumentException e) {
             System.err.println("dev-cluster: " + e.getMessage());
             System.exit(2);
@@ -72,6 +42,7 @@ public final class DevCluster {
             case Binaries.Missing m -> { fail(o, m.why()); yield null; }
         };
         Cluster cluster;
+        PodFinisher finisher = null;
         try {
             cluster = Cluster.start(bin, root, o.dir().resolve("run"), o.dir().resolve("logs"), o.apiPort(), Map.of());
         } catch (RuntimeException e) {
@@ -80,7 +51,9 @@ public final class DevCluster {
         }
         try {
             Path logs = o.dir().resolve("logs");
-            GpuNodes.createMany(cluster.client(), "gpu-node", o.nodes(), o.gpus(), Map.of());
+            var nodes = GpuNodes.createMany(cluster.client(), "gpu-node", o.nodes(), o.gpus(), Map.of());
+            // no kubelet on them: deleted pods are finished as kubelet would, else they stay Terminating and keep their GPU memory
+            finisher = PodFinisher.start(cluster.client(), nodes.stream().map(n -> n.getMetadata().getName()).collect(Collectors.toSet()));
             int port = o.extenderPort() == 0 ? ControlPlane.freePort() : o.extenderPort();
             var ext = cluster.components().extender("extender", port, List.of(), logs);
             cluster.components().scheduler("kube-scheduler", Components.SchedulerSettings.single(Names.SCHEDULER_NAME, ext.port()), logs);
@@ -100,13 +73,14 @@ public final class DevCluster {
         Runtime.getRuntime().addShutdownHook(new Thread(cluster::close));
         while (!Files.exists(stopFile)) Thread.sleep(250);
         System.err.println("dev-cluster: stopping");
+        if (finisher != null) finisher.close();
         cluster.close();
         Files.deleteIfExists(stopFile);
         System.err.println("dev-cluster: stopped");
         System.exit(0);
     }
 
-    private static String busyPort(Options o) {
+    private static String busyPort(DevClusterOptions o) {
         for (int p : List.of(o.apiPort(), o.extenderPort()))
             if (p != 0 && ControlPlane.portOpen(p))
                 return "port " + p + " is in use (another dev-cluster? bin/dev-cluster status); choose others with --api-port/--extender-port";
@@ -127,7 +101,7 @@ public final class DevCluster {
         }
     }
 
-    private static void fail(Options o, String why) {
+    private static void fail(DevClusterOptions o, String why) {
         try {
             Files.writeString(o.dir().resolve("failed"), why + "\n");
         } catch (IOException ignored) {

@@ -20,7 +20,7 @@ import java.util.Map;
  * {@code mpshare webhook} as the chart runs it, on loopback: the chart's webhook arguments with a serving certificate
  * for 127.0.0.1 from the harness CA (the chart's "mounted certificate" mode), as the chart's webhook ServiceAccount;
  * and the chart's Mutating/ValidatingWebhookConfigurations, renamed per instance, pointed at
- * {@code https://127.0.0.1:PORT<path>} with the harness CA as caBundle and limited to one namespace, so other test
+ * {@code https://127.0.0.1:PORT<path>} with the harness CA as caBundle and limited to the given namespaces, so other test
  * classes' pods do not pass through it.
  */
 public final class Webhooks {
@@ -40,6 +40,11 @@ public final class Webhooks {
 
     /** Starts the webhook for pods of {@code namespace} (null: every namespace the chart's selectors admit), setting {@code schedulerName} on shared-GPU pods. */
     public Webhook start(String name, String namespace, String schedulerName, Path logDir) {
+        return startIn(name, namespace == null ? null : List.of(namespace), schedulerName, logDir);
+    }
+
+    /** {@link #start(String, String, String, Path)} for pods of any of {@code namespaces} (null: every namespace the chart's selectors admit). */
+    public Webhook startIn(String name, List<String> namespaces, String schedulerName, Path logDir) {
         Deployment d = chart.objects().stream().filter(Deployment.class::isInstance).map(Deployment.class::cast)
                 .filter(x -> x.getSpec().getTemplate().getSpec().getContainers().stream().anyMatch(c -> c.getName().equals("webhook")))
                 .findFirst().orElseThrow(() -> new IllegalStateException("the chart rendered no webhook Deployment (webhook.enabled?)"));
@@ -62,11 +67,11 @@ public final class Webhooks {
         Path kubeconfig = cp.kubeconfigForServiceAccount(ChartDeployment.NAMESPACE, account);
         ManagedProcess p = cp.spawn(name, cmd, Map.of("KUBECONFIG", kubeconfig.toString()), logDir);
         cp.waitFor("webhook " + name + " on :" + port, p, () -> ControlPlane.portOpen(port));
-        List<String> configs = register(name, namespace, port);
+        List<String> configs = register(name, namespaces, port);
         return new Webhook(p, port, configs);
     }
 
-    private List<String> register(String name, String namespace, int port) {
+    private List<String> register(String name, List<String> namespaces, int port) {
         KubernetesClient k = cp.client();
         String ca = Base64.getEncoder().encodeToString(cp.pki().caPem().getBytes(StandardCharsets.UTF_8));
         List<String> names = new ArrayList<>();
@@ -76,7 +81,7 @@ public final class Webhooks {
                 copy.getMetadata().setName(m.getMetadata().getName() + "-" + name);
                 for (var w : copy.getWebhooks()) {
                     w.setClientConfig(local(w.getClientConfig(), port, ca));
-                    w.setNamespaceSelector(only(w.getNamespaceSelector(), namespace));
+                    w.setNamespaceSelector(only(w.getNamespaceSelector(), namespaces));
                 }
                 k.resource(copy).forceConflicts().serverSideApply();
                 names.add("MutatingWebhookConfiguration/" + copy.getMetadata().getName());
@@ -85,7 +90,7 @@ public final class Webhooks {
                 copy.getMetadata().setName(v.getMetadata().getName() + "-" + name);
                 for (var w : copy.getWebhooks()) {
                     w.setClientConfig(local(w.getClientConfig(), port, ca));
-                    w.setNamespaceSelector(only(w.getNamespaceSelector(), namespace));
+                    w.setNamespaceSelector(only(w.getNamespaceSelector(), namespaces));
                 }
                 k.resource(copy).forceConflicts().serverSideApply();
                 names.add("ValidatingWebhookConfiguration/" + copy.getMetadata().getName());
@@ -105,7 +110,8 @@ public final class Webhooks {
         cp.stop(w.process());
     }
 
-    private static WebhookClientConfig local(WebhookClientConfig c, int port, String ca) {
+    /** The chart's client config pointed at {@code https://127.0.0.1:PORT<the service path>} with {@code ca} as caBundle. */
+    static WebhookClientConfig local(WebhookClientConfig c, int port, String ca) {
         String path = c.getService() != null && c.getService().getPath() != null ? c.getService().getPath() : "/";
         var out = new WebhookClientConfig();
         out.setUrl("https://127.0.0.1:" + port + path);
@@ -113,11 +119,11 @@ public final class Webhooks {
         return out;
     }
 
-    private static LabelSelector only(LabelSelector s, String namespace) {
-        if (namespace == null) return s;
+    private static LabelSelector only(LabelSelector s, List<String> namespaces) {
+        if (namespaces == null) return s;
         LabelSelector out = s == null ? new LabelSelector() : s;
         List<LabelSelectorRequirement> reqs = new ArrayList<>(out.getMatchExpressions() == null ? List.of() : out.getMatchExpressions());
-        reqs.add(new LabelSelectorRequirement(NAME_LABEL, "In", List.of(namespace)));
+        reqs.add(new LabelSelectorRequirement(NAME_LABEL, "In", List.copyOf(namespaces)));
         out.setMatchExpressions(reqs);
         return out;
     }

@@ -50,7 +50,8 @@ class NodeAgentLeastPrivilegeIT {
         // the policy and its binding, as rendered (the harness applies only ServiceAccounts and RBAC)
         policyWasThere = admin.resources(ValidatingAdmissionPolicy.class).withName(POLICY).get() != null;
         for (HasMetadata o : cluster.chart().objects())
-            if (o instanceof ValidatingAdmissionPolicy || o instanceof ValidatingAdmissionPolicyBinding) admin.resource(o).forceConflicts().serverSideApply();
+            if ((o instanceof ValidatingAdmissionPolicy || o instanceof ValidatingAdmissionPolicyBinding) && o.getMetadata().getName().equals(POLICY))
+                admin.resource(o).forceConflicts().serverSideApply();
         assertThat(admin.resources(ValidatingAdmissionPolicy.class).withName(POLICY).get()).as("the chart renders " + POLICY).isNotNull();
         GpuNodes.create(admin, GpuNodes.Spec.h200("lp-n1", 1, Map.of()));
         GpuNodes.create(admin, GpuNodes.Spec.h200("lp-n2", 1, Map.of()));

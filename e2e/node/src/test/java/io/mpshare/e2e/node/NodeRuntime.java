@@ -1,5 +1,7 @@
 package io.mpshare.e2e.node;
 
+import io.mpshare.deviceplugin.DevicePluginPreflight;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +20,8 @@ import java.util.Optional;
 final class NodeRuntime implements AutoCloseable {
     /** Fixed in kubelet whatever --root-dir says. */
     static final Path PLUGIN_DIR = Path.of(io.mpshare.core.Names.DEVICE_PLUGIN_DIR);
+    /** The device plugin's lock file (it stays after the plugin ends, by design). */
+    static final Path PLUGIN_LOCK = PLUGIN_DIR.resolve(DevicePluginPreflight.LOCK);
     static final Path CONTAINERD_RUN = Path.of("/run/containerd");
 
     private final NodeTier tier;
@@ -25,6 +29,7 @@ final class NodeRuntime implements AutoCloseable {
     private final Map<String, String> sysctls;
     private final boolean hadPodCgroups;
     private final List<Path> pluginSocketsBefore;
+    private final boolean hadPluginLock;
     private final boolean hadContainerdRun;
     private final Thread hook;
     private Containerd containerd;
@@ -38,6 +43,7 @@ final class NodeRuntime implements AutoCloseable {
         this.sysctls = Host.readSysctls();
         this.hadPodCgroups = !Host.kubepodsDirs().isEmpty();
         this.pluginSocketsBefore = sockets();
+        this.hadPluginLock = Files.exists(PLUGIN_LOCK);
         this.hadContainerdRun = Files.exists(CONTAINERD_RUN);
         this.hook = new Thread(this::closeQuietly, "e2e-node-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -94,6 +100,10 @@ final class NodeRuntime implements AutoCloseable {
         steps.run("restore sysctls " + sysctls, () -> Host.writeSysctls(sysctls));
         steps.run("remove plugin sockets", () -> {
             for (Path s : sockets()) if (!pluginSocketsBefore.contains(s)) Files.deleteIfExists(s);
+        });
+        if (!hadPluginLock) steps.run("remove the device plugin's lock", () -> {
+            Files.deleteIfExists(PLUGIN_LOCK);
+            Files.deleteIfExists(PLUGIN_LOCK.getParent());
         });
         if (!hadContainerdRun) steps.run("remove " + CONTAINERD_RUN, () -> removeEmptyTree(CONTAINERD_RUN));
         steps.rethrow();

@@ -61,6 +61,10 @@ final class PodOps {
      * kubelet drop them before a scenario restarts it.
      */
     void settleKubeletAllocations() throws IOException, InterruptedException {
+        // a scenario before this one may have left the plugin re-registering: kubelet refuses a pod bound meanwhile
+        KubeletLog log = new KubeletLog(node.kubelet().log());
+        Waits.until(Duration.ofSeconds(90), () -> log.lastHealthy(Names.RESOURCE_GPU_MEM, 0).orElse(-1) == RealNode.GPUS * RealNode.UNITS_PER_GPU,
+                () -> "devices not all Healthy in kubelet's last update; plugin:\n" + node.devicePlugin().tail(10));
         reporter("settle", 1);
         awaitRunning("settle", Duration.ofSeconds(60));
         deleteAll();

@@ -50,6 +50,7 @@ final class RealNode implements AutoCloseable {
         RealNode n = new RealNode(dir, cluster, mpshare, NodeRuntime.start(tier, dir.resolve("runtime")));
         try {
             n.writeFakeDaemon(tier.repo());
+            FakeDriverTree.write(n.driverRoot(), GPUS);
             var viaProxy = new Kubelet.ApiAccess(n.apiProxy.url(), cluster.kubelet().caCert(), cluster.kubelet().clientCert(), cluster.kubelet().clientKey());
             n.kubelet = n.runtime.startKubelet(NAME, List.of(Names.NODE_LABEL_SCHEDULE + "=" + Names.NODE_LABEL_SCHEDULE_MPS), Optional.of(viaProxy));
             Waits.until(Duration.ofSeconds(60), n::nodeReady, () -> "node not Ready; kubelet:\n" + n.kubelet.daemon().tail(20));
@@ -87,9 +88,18 @@ final class RealNode implements AutoCloseable {
     }
 
     void startDevicePlugin() throws IOException {
+        startDevicePlugin("device-specs");
+    }
+
+    /**
+     * The device plugin on the fake GPUs with a device-list strategy: device-specs (the tier's) and cdi find the driver's
+     * files in {@link #driverRoot()}; cdi writes its spec to {@link #cdiSpecDir()}.
+     */
+    void startDevicePlugin(String strategy) throws IOException {
         devicePlugin = mpshare.start("device-plugin", List.of("device-plugin", "--node-name", NAME, "--fake-gpus", GPUS + "x143771",
                 "--run-dir", runDir().toString(), "--pod-resources-socket", kubelet.podResourcesSocket().toString(),
-                "--metrics-port", Integer.toString(Kubelet.freePort())),
+                "--metrics-port", Integer.toString(Kubelet.freePort()), "--device-list-strategy", strategy,
+                "--driver-root", driverRoot().toString(), "--dev-root", driverRoot().toString(), "--cdi-spec-dir", cdiSpecDir().toString()),
                 Map.of("KUBECONFIG", cluster.devicePluginKubeconfig().toString(), "NODE_NAME", NAME), dir.resolve("logs/device-plugin.log"));
     }
 
@@ -115,8 +125,13 @@ final class RealNode implements AutoCloseable {
 
     /** SIGTERM the device plugin and start it again (what a DaemonSet rollout does to its process). */
     void restartDevicePlugin() throws IOException, InterruptedException {
+        restartDevicePlugin("device-specs");
+    }
+
+    /** As {@link #restartDevicePlugin()}, with another device-list strategy. */
+    void restartDevicePlugin(String strategy) throws IOException, InterruptedException {
         devicePlugin.close();
-        startDevicePlugin();
+        startDevicePlugin(strategy);
     }
 
     /** Stops kubelet (containers keep running) without starting it again. */
@@ -156,6 +171,16 @@ final class RealNode implements AutoCloseable {
     Daemon mpsControl() { return mpsControl; }
 
     Path runDir() { return dir.resolve("run"); }
+
+    /** The fake driver tree ({@link FakeDriverTree}): the device plugin's driver root and dev root. */
+    Path driverRoot() { return dir.resolve("driver"); }
+
+    Path cdiSpecDir() { return dir.resolve("cdi"); }
+
+    /** containerd's record of a container ({@code ctr containers info}): its OCI spec among the rest, as JSON. */
+    String containerInfo(String containerId) throws IOException, InterruptedException {
+        return runtime.containerd().ctr("containers", "info", containerId.replaceFirst("^containerd://", ""));
+    }
 
     Path readyMarker() { return runDir().resolve("blue/ready"); }
 

@@ -17,7 +17,10 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The seed's sample Job on the real node: it runs, and its container saw its env, a read-only pipe directory and its cap. */
+/**
+ * The seed's sample Job on the real node: it runs, and its container saw its env, a read-only pipe directory, its cap,
+ * and (device-specs on the fake driver tree) its GPU's device node and the driver's files.
+ */
 @ExtendWith(NodeExtension.class)
 class SeedJobIT {
     @Test void seedJob_runs_containerSawEnvReadOnlyPipeAndCap(RealNode node) throws Exception {
@@ -50,6 +53,10 @@ class SeedJobIT {
         assertThat(seen.get("pipe.write")).isEqualTo("refused");
         assertThat(t.getMessage()).contains(Names.ENV_MPS_MEM_LIMIT + "=" + cap);
         assertThat(pod.getMetadata().getAnnotations()).containsEntry(Names.ANN_ASSIGNED, "true");
+        // device-specs on the fake driver tree: the booked GPU's node and the control nodes, the driver's files read-only
+        assertThat(seen.get("dev.nvidia").split(" ")).containsExactlyInAnyOrder("nvidia" + TestPods.bookedGpus(pod), "nvidiactl", "nvidia-uvm");
+        assertThat(seen.get("driver.libcuda.mount")).startsWith("ro");
+        assertThat(seen.get("driver.smi")).isEqualTo(FakeDriverTree.SMI_SAYS);
         System.out.printf("e2e/node: seed Job finished %.2f s after create; the container saw %s=%s, pipe %s (%s)%n",
                 seconds, Names.ENV_MPS_MEM_LIMIT, cap, seen.get("pipe.mount"), seen.get("pipe.write"));
     }

@@ -27,6 +27,9 @@ final class TestPods {
         return "{ env | grep -E '^(CUDA_|NVIDIA_|MPSHARE_|ALIYUN_)' | sort; "
                 + "echo \"pipe.mount=$(grep \" $CUDA_MPS_PIPE_DIRECTORY \" /proc/mounts | cut -d' ' -f4)\"; "
                 + "if touch \"$CUDA_MPS_PIPE_DIRECTORY/.probe\" 2>/dev/null; then echo pipe.write=allowed; else echo pipe.write=refused; fi; "
+                + "echo \"dev.nvidia=$(ls /dev | grep '^nvidia' | tr '\\n' ' ')\"; "
+                + "echo \"driver.libcuda.mount=$(grep ' " + FakeDriverTree.LIB_DIR + "/libcuda.so.1 ' /proc/mounts | cut -d' ' -f4)\"; "
+                + "echo \"driver.smi=$(" + FakeDriverTree.SMI + " 2>&1)\"; "
                 + "} > " + f + ".tmp && mv " + f + ".tmp " + f + ".txt; cat " + f + ".txt > /dev/termination-log; "
                 + (keepRunning ? "exec sleep 2147483647" : "exit 0");
     }
@@ -74,6 +77,14 @@ final class TestPods {
         String a = p.getMetadata().getAnnotations() == null ? null : p.getMetadata().getAnnotations().get(Names.ANN_ALLOCATION);
         if (a == null) return "";
         for (String f : a.split(";")) if (f.startsWith("uuids=")) return f.substring("uuids=".length());
+        return "";
+    }
+
+    /** The NVML indices of the GPUs the pod's {@code mpshare.io/allocation} books ({@code gpus=} field), or "" when none. */
+    static String bookedGpus(Pod p) {
+        String a = p.getMetadata().getAnnotations() == null ? null : p.getMetadata().getAnnotations().get(Names.ANN_ALLOCATION);
+        if (a == null) return "";
+        for (String f : a.split(";")) if (f.startsWith("gpus=")) return f.substring("gpus=".length());
         return "";
     }
 
