@@ -131,8 +131,14 @@ build_images() {
   local python
   if [ "$DRY" = 1 ]; then python=/usr/bin/python3; else python=$(python3 -c 'import sys; print(sys._base_executable)'); fi
   py "$HERE/images.py" pause --binary "$STAGE/bin/pause" --ref "$PAUSE_IMAGE" --out "$STAGE/images/pause.oci.tar" || return 1
-  local env=()
+  local env=() f
   [ "$DRY" = 1 ] && env=(--env MNIST_HIDDEN=64 --env MNIST_BATCH=32 --env MNIST_EXAMPLES=4096)
+  # what the driver's files need from the image's distribution (a CUDA image is a whole distribution; this one is not)
+  if [ "$DRY" != 1 ]; then
+    for f in $(ldconfig -p | awk '/libcuda\.so\.1 |libnvidia-(ml|ptxjitcompiler|nvvm)\.so\.[0-9]+ / {print $NF}') "$(command -v nvidia-smi)"; do
+      [ -e "$f" ] && env+=(--ldd-also "$f")
+    done
+  fi
   py "$HERE/images.py" seed --python "$python" --app "$STAGE/images/app" --ref "$SEED_IMAGE" --user "$SEED_UID:$SEED_UID" \
     "${env[@]}" --out "$STAGE/images/seed.oci.tar" --files-out "$STAGE/images/seed.files" || return 1
   # the image's Python starts in the image's root alone (chroot), as the image's user, with the image's environment
@@ -150,6 +156,16 @@ EOF
   if env -i "${envs[@]}" "$(command -v chroot)" --userspec="$SEED_UID:$SEED_UID" "$root" /usr/bin/python -c \
        'import ctypes, argparse, array, os, sys; print("image: python", sys.version.split()[0], "starts in the image root alone as uid", os.getuid())'; then :
   else say "image: python does not start in the image's root"; fi
+  # the driver's library, mounted where the device plugin's device-specs answer mounts it, loads in the image's root
+  if [ "$DRY" != 1 ] && [ -d /usr/local/nvidia/lib64 ]; then
+    mkdir -p "$root/usr/local/nvidia"
+    if mount --bind /usr/local/nvidia "$root/usr/local/nvidia" && mount -o remount,bind,ro "$root/usr/local/nvidia"; then
+      env -i "${envs[@]}" "$(command -v chroot)" --userspec="$SEED_UID:$SEED_UID" "$root" /usr/bin/python -c \
+        'import ctypes; ctypes.CDLL("libcuda.so.1"); ctypes.CDLL("libnvidia-ml.so.1"); print("image: the driver'"'"'s libcuda.so.1 and libnvidia-ml.so.1 load in the image root")' \
+        || say "image: the driver's libraries do not load in the image's root (see above): the seed image lacks what they need"
+      umount "$root/usr/local/nvidia"
+    fi
+  fi
   rm -rf "$root"
 }
 
@@ -662,7 +678,10 @@ run_in_netns() {
   SYSCTLS=$(for key in vm/overcommit_memory kernel/panic kernel/panic_on_oops; do echo "$key=$(cat "/proc/sys/$key")"; done)
   trap teardown EXIT
   trap 'say "stopped by a signal"; exit 3' INT TERM
-  ( sleep "$((BUDGET_S + 40))"; say "watchdog: $((BUDGET_S + 40)) s passed, ending the tier"; kill -TERM $$ ) &
+  # the watchdog ends its sleep when it is killed: a sleep left behind holds the tee's pipe open, and the device call
+  # with it, until the sleep ends (a 93 s tier took its call 546 s)
+  ( trap 'kill "$nap" 2>/dev/null; exit 0' TERM; sleep "$((BUDGET_S + 40))" & nap=$!; wait "$nap"
+    say "watchdog: $((BUDGET_S + 40)) s passed, ending the tier"; kill -TERM $$ ) &
   WATCHDOG=$!
   netns_setup || die "cannot set up the network namespace"
   say "network namespace of our own: lo up, node address $NODE_IP; build $(cat "$STAGE/BUILD"); dry=$DRY; work folder $W"

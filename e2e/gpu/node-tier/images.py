@@ -4,9 +4,11 @@ reachable there), in the form `ctr images import` reads (oci-layout, index.json 
   python3 images.py pause --binary FILE --ref REF --out FILE
       the sandbox image: one static binary as /pause.
   python3 images.py seed --python EXE --app DIR --ref REF --out FILE [--user UID:GID] [--env K=V ...] [--files-out LIST]
+                          [--ldd-also ELF ...]
       the stand-in for the seed's image: the interpreter EXE (at its real path, with /usr/bin/python and python3
-      linking to it), its standard library and the shared libraries `ldd` names for it, its extension modules and
-      /bin/sh; /etc/passwd and /etc/group; DIR's files as /root/tensorflow-sample-code/tfjob/docker/mnist/. The
+      linking to it), its standard library and the shared libraries `ldd` names for it, its extension modules,
+      /bin/sh and each --ldd-also file (the driver's files, which the device plugin mounts, need the distribution's
+      libdl.so.2 and librt.so.1 that Python no longer names); /etc/passwd and /etc/group; DIR's files as /root/tensorflow-sample-code/tfjob/docker/mnist/. The
       config is a CUDA image's: PATH and LD_LIBRARY_PATH name /usr/local/nvidia/{bin,lib,lib64}, where the device
       plugin's device-specs answer mounts the driver's files when the host keeps them there.
 
@@ -186,7 +188,7 @@ def seed(a):
         elfs += add_tree(layer, d, STDLIB_SKIP)
     layer.host("/bin/sh")
     elfs.append(os.path.realpath("/bin/sh"))
-    for lib in ldd(elfs):
+    for lib in ldd(elfs + list(a.ldd_also)):
         layer.host(lib)
     uid, gid = a.user.split(":")
     users = "root:x:0:0:root:/root:/bin/sh\n" + (f"trainer:x:{uid}:{gid}:trainer:/root:/bin/sh\n" if uid != "0" else "")
@@ -229,6 +231,9 @@ def main(argv):
     s.add_argument("--user", default="0:0")
     s.add_argument("--env", action="append", default=[])
     s.add_argument("--files-out")
+    s.add_argument("--ldd-also", action="append", default=[],
+                   help="an ELF file the container will load from elsewhere (the driver's libcuda.so.1, nvidia-smi): the libraries it needs "
+                        "come along, as a CUDA base image's distribution carries them (libdl.so.2, librt.so.1, ...)")
     q = sub.add_parser("pause")
     q.add_argument("--binary", required=True)
     q.add_argument("--ref", required=True)

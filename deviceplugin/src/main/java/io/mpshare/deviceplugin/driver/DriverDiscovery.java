@@ -22,8 +22,10 @@ import java.util.stream.Stream;
  *       the distributions' library folders and {@code usr/local/nvidia/lib64};</li>
  *   <li>libraries: every regular file {@code lib*.so.<driver version>} in those folders, and every symbolic link
  *       there that resolves to one (the sonames the installer or ldconfig made), bound at the link's own path;</li>
- *   <li>utilities: the driver's programs ({@link #UTILITIES}) in {@code usr/bin}, {@code bin} or the {@code bin}
- *       folder beside a library folder ({@code /usr/local/nvidia/bin});</li>
+ *   <li>utilities: the driver's programs ({@link #UTILITIES}) wherever they are in {@code usr/bin}, {@code bin} and the
+ *       {@code bin} folder beside a library folder ({@code /usr/local/nvidia/bin}): each copy, since one may be a
+ *       wrapper that runs another (seen on a GPU host: {@code /usr/bin/nvidia-smi} a script that execs
+ *       {@code /usr/local/nvidia/bin/nvidia-smi});</li>
  *   <li>firmware: {@code lib/firmware/nvidia/<driver version>} (GSP firmware), when there;</li>
  *   <li>device nodes: {@code dev/nvidia<minor>} of each GPU (NVML's minor number) and the control nodes present
  *       ({@link #CONTROL_NODES}).</li>
@@ -142,13 +144,9 @@ public final class DriverDiscovery {
         for (Path d : libraryDirs) if (d.getParent() != null) dirs.add(d.getParent().resolve("bin"));
         var out = new ArrayList<Bind>();
         for (String name : UTILITIES) {
-            for (Path d : dirs) {
+            for (Path d : dirs) { // every copy: /usr/bin/nvidia-smi may be a wrapper that runs /usr/local/nvidia/bin/nvidia-smi
                 Path p = d.resolve(name);
-                Bind b = Files.isRegularFile(p) && Files.isExecutable(p) ? roots.bind(p) : null;
-                if (b != null) {
-                    out.add(b);
-                    break;
-                }
+                if (Files.isRegularFile(p) && Files.isExecutable(p)) add(out, roots.bind(p));
             }
         }
         return out;

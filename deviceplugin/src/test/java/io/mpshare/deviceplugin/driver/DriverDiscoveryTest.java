@@ -62,6 +62,14 @@ class DriverDiscoveryTest {
         assertThat(f.utilities()).extracting(Bind::containerPath).containsExactly("/usr/local/nvidia/bin/nvidia-smi", "/usr/local/nvidia/bin/nvidia-cuda-mps-control");
     }
 
+    @Test void find_aUtilityInTwoFolders_bothBound_aWrapperFindsWhatItRuns(@TempDir Path root) throws IOException {
+        new DriverTrees(root).library("usr/local/nvidia/lib64", "libcuda").library("usr/local/nvidia/lib64", "libnvidia-ml")
+                .program("usr/local/nvidia/bin/nvidia-smi").program("usr/bin/nvidia-smi").devices("nvidia0");
+        DriverFiles f = found(DriverDiscovery.find(DriverRoots.onHost(root, root), V, ONE_GPU,
+                Optional.of(root.resolve("usr/local/nvidia/lib64/libnvidia-ml.so." + V))));
+        assertThat(f.utilities()).extracting(Bind::containerPath).containsExactly("/usr/bin/nvidia-smi", "/usr/local/nvidia/bin/nvidia-smi");
+    }
+
     @Test void find_theFolderNvmlWasLoadedFromComesFirst(@TempDir Path root) throws IOException {
         new DriverTrees(root).library("opt/nv/lib64", "libcuda").library("opt/nv/lib64", "libnvidia-ml").program("opt/nv/bin/nvidia-smi").devices("nvidia0");
         DriverFiles f = found(DriverDiscovery.find(DriverRoots.onHost(root, root), V, ONE_GPU,
