@@ -32,8 +32,8 @@ final class HostMpsServers implements MpsServers {
 
     @Override public List<DaemonReport> reports() {
         SupervisorStatus s = status.get();
-        List<DaemonReport> out = new ArrayList<>(2);
-        DaemonReport.of(s).ifPresent(out::add);
+        List<DaemonReport> out = new ArrayList<>();
+        out.addAll(DaemonReport.of(s));
         if (s.daemonPid() <= 0) {
             try {
                 out.add(new DaemonReport(clock.instant(), -1, Set.copyOf(pipe.serverPids())));

@@ -64,7 +64,8 @@ class HostPolicingTest {
     static SupervisorStatus status(long daemonPid, List<Long> servers) {
         return new SupervisorStatus("blue", daemonPid > 0, daemonPid > 0, daemonPid > 0 ? "UP" : "STOPPED", daemonPid, "/run/mpshare/blue/pipe",
                 "/run/mpshare/blue/log", 0, null, null, null, null, Map.of(), List.of(),
-                servers.stream().map(p -> new SupervisorStatus.Server(p, List.of())).toList(), NOW.minusSeconds(2).toString(), List.of(), List.of());
+                servers.stream().map(p -> new SupervisorStatus.Server(p, List.of())).toList(), NOW.minusSeconds(2).toString(),
+                List.of(), List.of());
     }
 
     /** A process as the kernel describes it: parent, state and start time in {@code stat}; the command line is its own. */

@@ -1,11 +1,13 @@
 package io.mpshare.policing;
 
+import io.mpshare.mps.DomainStatus;
 import io.mpshare.mps.SupervisorStatus;
 
 import java.time.DateTimeException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -25,19 +27,23 @@ public record DaemonReport(Instant at, long daemonPid, Set<Long> serverPids) {
     }
 
     /**
-     * A supervisor's status as a report: its {@code daemonPid}, the flat {@code servers} list and {@code updatedAt}.
-     * Empty when the status says no time ({@code updatedAt} missing or unreadable): its PIDs could then not be checked
-     * against reuse.
+     * A supervisor's status as reports, one per control daemon it runs: the colour's node daemon ({@code daemonPid}
+     * with the flat {@code servers} list) and each fault domain's daemon with its own servers, all as of
+     * {@code updatedAt}. A domain's daemon must be reported too: a server it starts between two health reads is known
+     * as its child. Empty when the status says no time ({@code updatedAt} missing or unreadable): its PIDs could then
+     * not be checked against reuse.
      */
-    public static Optional<DaemonReport> of(SupervisorStatus s) {
-        if (s.updatedAt() == null) return Optional.empty();
+    public static List<DaemonReport> of(SupervisorStatus s) {
+        if (s.updatedAt() == null) return List.of();
         Instant at;
         try {
             at = Instant.parse(s.updatedAt());
         } catch (DateTimeException e) {
-            return Optional.empty();
+            return List.of();
         }
-        return Optional.of(new DaemonReport(at, s.daemonPid(),
-                s.servers().stream().map(SupervisorStatus.Server::pid).collect(Collectors.toSet())));
+        List<DaemonReport> out = new ArrayList<>();
+        out.add(new DaemonReport(at, s.daemonPid(), s.servers().stream().map(SupervisorStatus.Server::pid).collect(Collectors.toSet())));
+        for (DomainStatus d : s.domains()) out.add(new DaemonReport(at, d.daemonPid(), Set.copyOf(d.servers())));
+        return out;
     }
 }

@@ -1,5 +1,8 @@
 package io.mpshare.policing;
 
+import io.mpshare.mps.DomainKind;
+import io.mpshare.mps.DomainState;
+import io.mpshare.mps.DomainStatus;
 import io.mpshare.mps.SupervisorStatus;
 import io.mpshare.policing.proc.ProcFs;
 import org.junit.jupiter.api.Test;
@@ -95,10 +98,29 @@ class ServerIdentityTest {
     @Test
     void reportOfAStatus_takesDaemonServersAndTime_orNothingWithoutATime() {
         var status = new SupervisorStatus("blue", true, true, "UP", 620, "/p", "/l", 0, null, null, null, null, Map.of(), List.of(),
-                List.of(new SupervisorStatus.Server(835, List.of(794L)), new SupervisorStatus.Server(836, List.of())), REPORTED.toString(), List.of(), List.of());
-        assertThat(DaemonReport.of(status)).contains(new DaemonReport(REPORTED, 620, Set.of(835L, 836L)));
+                List.of(new SupervisorStatus.Server(835, List.of(794L)), new SupervisorStatus.Server(836, List.of())), REPORTED.toString(),
+                List.of(), List.of());
+        assertThat(DaemonReport.of(status)).containsExactly(new DaemonReport(REPORTED, 620, Set.of(835L, 836L)));
         var noTime = new SupervisorStatus("blue", true, true, "UP", 620, "/p", "/l", 0, null, null, null, null, Map.of(), List.of(),
                 List.of(new SupervisorStatus.Server(835, List.of())), "yesterday", List.of(), List.of());
         assertThat(DaemonReport.of(noTime)).isEmpty();
+    }
+
+    @Test
+    void reportOfAStatusWithFaultDomains_namesEachDomainsDaemon_soItsNewServerIsKnownBeforeTheNextRead() {
+        var domain = new DomainStatus("t-0a0a0a0a0a0a", "GPU-0", DomainKind.TENANT, 1000, "/run/mpshare/blue/d/t-0a0a0a0a0a0a/pipe",
+                DomainState.SERVING, REPORTED.toString(), 4100, List.of(5100L), List.of(5200L), 8192, 50, 0, null, List.of(), null);
+        var status = new SupervisorStatus("blue", true, true, "UP", 620, "/p", "/l", 0, null, null, null, null, Map.of(), List.of(),
+                List.of(new SupervisorStatus.Server(835, List.of()), new SupervisorStatus.Server(5100, List.of(5200L))), REPORTED.toString(),
+                List.of(), List.of(domain));
+        List<DaemonReport> reports = DaemonReport.of(status);
+        assertThat(reports).contains(new DaemonReport(REPORTED, 4100, Set.of(5100L)));
+
+        var proc = new FakeProc(root)
+                .hostProcess(4100, "nvidia-cuda-mps-control", 1, REPORTED.minusSeconds(600))
+                .hostProcess(5101, "s", 4100, REPORTED.plusSeconds(2)); // the domain's second server, after the read
+        var known = new ServerIdentity(new ProcFs(proc.root)).recognise(reports);
+        assertThat(known.isServer(5101)).isTrue();
+        assertThat(known.daemons()).contains(4100L);
     }
 }

@@ -26,11 +26,11 @@ public final class StatusFileServers implements MpsServers {
     public StatusFileServers(Path runDir) { this.runDir = Objects.requireNonNull(runDir, "runDir"); }
 
     @Override public List<DaemonReport> reports() {
-        List<DaemonReport> out = new ArrayList<>(2);
+        List<DaemonReport> out = new ArrayList<>();
         for (Colour c : Colour.values()) {
             Path file = c.statusFile(runDir);
             if (!Files.isRegularFile(file)) continue;
-            DaemonReport.of(SupervisorStatusClient.readFile(file)).ifPresent(out::add);
+            out.addAll(DaemonReport.of(SupervisorStatusClient.readFile(file)));
         }
         return out;
     }
