@@ -116,7 +116,8 @@ class FaultDomainsNodeIT {
         for (String n : List.of("a1", "a2")) {
             Event e = faultEvent(TENANT_A, n).orElseThrow();
             assertThat(e.getType()).isEqualTo("Warning");
-            assertThat(e.getMessage()).contains("GPU fault in MPS domain " + domainA.id())
+            assertThat(e.getMessage()).contains("GPU fault in MPS domain " + domainA.id(), "seen by log")
+                    .contains(faulted.stream().map(String::valueOf).toList()) // the clients it ended
                     .contains(TENANT_A + "/a1").contains(TENANT_A + "/a2").doesNotContain(TENANT_B);
         }
         DomainStatus afterA = awaitDomain(domainA.id(), d -> d.faults() == 1 && d.state() == DomainState.SERVING);
