@@ -309,6 +309,16 @@ class ChartTest {
         assertThat(list(json.get("panels"))).hasSizeGreaterThan(5);
     }
 
+    /** The filter's shortlist (docs/decisions/filter-shortlist.md): 32 by default, 0 keeps every node; never 1 (kube-scheduler would skip prioritize). */
+    @Test
+    void scheduler_shortlist_defaultZeroAndOne() {
+        PodSpec pod = defaults.one(Deployment.class, FULL + "-scheduler").getSpec().getTemplate().getSpec();
+        assertThat(Rendered.container(pod, "extender").getArgs()).contains("--shortlist=32");
+        PodSpec off = Rendered.of(Map.of("scheduler.extender.shortlist", "0")).one(Deployment.class, FULL + "-scheduler").getSpec().getTemplate().getSpec();
+        assertThat(Rendered.container(off, "extender").getArgs()).contains("--shortlist=0").doesNotContain("--shortlist=32");
+        assertThatThrownBy(() -> Rendered.of(Map.of("scheduler.extender.shortlist", "1"))).hasMessageContaining("shortlist");
+    }
+
     @Test
     void schema_rejectsUnknownMode() {
         assertThatThrownBy(() -> Rendered.of(Map.of("scheduler.mode", "bogus"))).hasMessageContaining("scheduler.mode");

@@ -53,6 +53,8 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
             + " with --verbs-from=loopback the main port listens on 127.0.0.1 alone, so kubelet's probes and the metrics scrape use this one; 0 = none (default ${DEFAULT-VALUE})") int probePort;
     @Option(names = "--requeue-rate", defaultValue = "" + ExtenderConfig.DEFAULT_REQUEUE_RATE, description = "pending pods refused for lack of room are woken (kube-scheduler retries them)"
             + " once room for them appears, at most this many per second across the cluster; 0 = never (default ${DEFAULT-VALUE})") double requeueRate;
+    @Option(names = "--shortlist", defaultValue = "" + ExtenderConfig.DEFAULT_SHORTLIST, description = "a filter keeps at most this many nodes, those the placement policy"
+            + " ranks best, so kube-scheduler scores only them; 0 = every node that fits (default ${DEFAULT-VALUE})") int shortlist;
     @Option(names = "--scheduler-name", defaultValue = Names.SCHEDULER_NAME, split = ",", description = "scheduler profile(s) whose pods bind accepts; '*' accepts any (default ${DEFAULT-VALUE})") List<String> schedulerNames;
 
     @Override public Integer call() throws Exception {
@@ -78,7 +80,8 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
         return new ExtenderConfig(port, MemoryUnit.parse(unit), reserveMib, policy, uidRule, assumeTtl, expiryPeriod, threads)
                 .withGuards(holdTtl, recheckNodes, httpOptions(), schedulerNames.contains("*") ? Set.of() : Set.copyOf(schedulerNames))
                 .withStart(syncTimeout, version())
-                .withProbesAndRequeue(probePort, requeueRate);
+                .withProbesAndRequeue(probePort, requeueRate)
+                .withShortlist(shortlist);
     }
 
     private HttpOptions httpOptions() {

@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SchedulerExtenderCommandTest {
@@ -59,6 +60,15 @@ class SchedulerExtenderCommandTest {
         assertEquals(0.0, probes.requeueRate(), "0 wakes no refused pod");
         assertEquals(ExtenderConfig.DEFAULT_REQUEUE_RATE, parsed().config().requeueRate());
         assertEquals(0, parsed().config().probePort(), "no probes' port unless asked");
+    }
+
+    @Test
+    void shortlist_defaultAFewDozen_zeroKeepsEveryNode_oneRefused() {
+        assertEquals(ExtenderConfig.DEFAULT_SHORTLIST, parsed().config().shortlist());
+        assertEquals(0, parsed("--shortlist=0").config().shortlist());
+        assertEquals(100, parsed("--shortlist=100").config().shortlist());
+        var one = assertThrows(IllegalArgumentException.class, () -> parsed("--shortlist=1").config());
+        assertTrue(one.getMessage().contains("0 (every node that fits) or 2 to"), one.getMessage());
     }
 
     @Test

@@ -31,23 +31,30 @@ import java.util.Set;
  *                       probes, the metrics scrape) while the main port is on loopback in bundled mode; 0: none
  * @param requeueRate    refused pods woken per second at most, once room for them appears
  *                       (docs/decisions/requeue-refused-pods.md); 0: none are woken
+ * @param shortlist      a filter keeps at most this many nodes, those the placement policy ranks best, so that
+ *                       kube-scheduler scores and sends to prioritize only them (docs/decisions/filter-shortlist.md);
+ *                       0: every node that fits
  */
 public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String policy, boolean uidRule,
                              Duration assumeTtl, Duration expiryPeriod, int httpThreads,
                              Duration holdTtl, int recheckNodes, HttpOptions http, Set<String> schedulerNames,
-                             Duration syncTimeout, String version, int probePort, double requeueRate) {
+                             Duration syncTimeout, String version, int probePort, double requeueRate, int shortlist) {
     /** The default hold: far above the milliseconds between prioritize and bind, short enough that an unused hold costs little. */
     public static final Duration DEFAULT_HOLD_TTL = Duration.ofSeconds(5);
     public static final int DEFAULT_RECHECK_NODES = 8;
     public static final Duration DEFAULT_SYNC_TIMEOUT = Duration.ofMinutes(5);
     /** Refused pods woken per second at most: each wake is one PATCH of a pod and one scheduling cycle. */
     public static final double DEFAULT_REQUEUE_RATE = 20;
+    /** Nodes a filter keeps at most: a few dozen for kube-scheduler's own scores to choose among (docs/decisions/filter-shortlist.md). */
+    public static final int DEFAULT_SHORTLIST = 32;
+    /** The most a shortlist may be set to. */
+    public static final int MAX_SHORTLIST = 100_000;
 
-    /** The placement and expiry settings; the guards and the rest as {@link #defaults()} has them. */
+    /** The placement and expiry settings; the guards and the rest as {@link #defaults()} has them, and no shortlist (every node that fits is kept). */
     public ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String policy, boolean uidRule,
                           Duration assumeTtl, Duration expiryPeriod, int httpThreads) {
         this(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads,
-                DEFAULT_HOLD_TTL, DEFAULT_RECHECK_NODES, HttpOptions.defaults(), Set.of(), DEFAULT_SYNC_TIMEOUT, "dev", 0, DEFAULT_REQUEUE_RATE);
+                DEFAULT_HOLD_TTL, DEFAULT_RECHECK_NODES, HttpOptions.defaults(), Set.of(), DEFAULT_SYNC_TIMEOUT, "dev", 0, DEFAULT_REQUEUE_RATE, 0);
     }
 
     public ExtenderConfig {
@@ -67,6 +74,9 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
         if (probePort < 0 || probePort > 65535) throw new IllegalArgumentException("probe port must be 0-65535, got " + probePort);
         if (probePort != 0 && probePort == port) throw new IllegalArgumentException("the probe port must differ from the port, both are " + port);
         if (!(requeueRate >= 0) || requeueRate > 10_000) throw new IllegalArgumentException("requeue rate must be 0-10000 pods per second, got " + requeueRate);
+        // one node kept would make kube-scheduler skip prioritize, where the pipelining hold is taken
+        if (shortlist < 0 || shortlist == 1 || shortlist > MAX_SHORTLIST)
+            throw new IllegalArgumentException("shortlist must be 0 (every node that fits) or 2 to " + MAX_SHORTLIST + ", got " + shortlist);
     }
 
     public static ExtenderConfig defaults() {
@@ -76,13 +86,13 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
 
     public ExtenderConfig withPort(int p) {
         return new ExtenderConfig(p, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, syncTimeout, version, probePort, requeueRate);
+                schedulerNames, syncTimeout, version, probePort, requeueRate, shortlist);
     }
 
     /** The same with a probes' port (0: none) and the rate refused pods are woken at (0: never). */
     public ExtenderConfig withProbesAndRequeue(int probes, double rate) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, syncTimeout, version, probes, rate);
+                schedulerNames, syncTimeout, version, probes, rate, shortlist);
     }
 
     /**
@@ -91,12 +101,18 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
      */
     public ExtenderConfig withGuards(Duration hold, int recheck, HttpOptions options, Set<String> schedulers) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, hold, recheck, options,
-                schedulers, syncTimeout, version, probePort, requeueRate);
+                schedulers, syncTimeout, version, probePort, requeueRate, shortlist);
     }
 
     /** The same with how long start waits for the informers, and the version it reports. */
     public ExtenderConfig withStart(Duration sync, String v) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, sync, v, probePort, requeueRate);
+                schedulerNames, sync, v, probePort, requeueRate, shortlist);
+    }
+
+    /** The same with the filter's shortlist (0: every node that fits). */
+    public ExtenderConfig withShortlist(int n) {
+        return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
+                schedulerNames, syncTimeout, version, probePort, requeueRate, n);
     }
 }

@@ -63,8 +63,8 @@ public final class CycleCost {
             byte[] scored = call(client, "prioritize", prioritize.getBytes(StandardCharsets.UTF_8), threads, cpu[1], wall[1], i);
             if (i >= 0) zeros[i] = count(new String(scored, StandardCharsets.UTF_8), "\"Score\":0}");
         }
-        System.out.printf(Locale.ROOT, "%d nodes, %d cycles after %d of warm-up; policy %s; nodes kept per filter: median %d, scored 0 by prioritize: median %d; JDK %s, %d CPUs%n",
-                nodes, cycles, warmup, policy.name(), median(kept), median(zeros), Runtime.version(), Runtime.getRuntime().availableProcessors());
+        System.out.printf(Locale.ROOT, "%d nodes, %d cycles after %d of warm-up; policy %s; filter shortlist %d; nodes kept per filter: median %d, scored 0 by prioritize: median %d; JDK %s, %d CPUs%n",
+                nodes, cycles, warmup, policy.name(), ExtenderLoad.shortlist(), median(kept), median(zeros), Runtime.version(), Runtime.getRuntime().availableProcessors());
         System.out.println("| verb | CPU µs p50 | CPU µs mean | wall µs p50 | wall µs p99 |");
         System.out.println("|---|---|---|---|---|");
         String[] verbs = {"filter", "prioritize"};

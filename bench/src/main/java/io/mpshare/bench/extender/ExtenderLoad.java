@@ -24,6 +24,7 @@ import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.PendingPods;
 import io.mpshare.scheduler.cluster.StaleRoomCheck;
 import io.mpshare.scheduler.cycle.AskReader;
+import io.mpshare.scheduler.cycle.HeldRoom;
 import io.mpshare.scheduler.cycle.PipelineHolds;
 import io.mpshare.scheduler.http.ExtenderHttpServer;
 import io.mpshare.scheduler.http.HttpOptions;
@@ -85,7 +86,7 @@ public final class ExtenderLoad {
         List<String> names = preload(ledger, nodes, pods);
         PlacementPolicy policy = SchedulerExtender.policy(policyName, true); // the UID rule on, as by default; this pod sets no UID
         if (policy instanceof LearnedFragmentationPolicy learned) ledger.allocations().forEach(a -> learned.observe(a.pod(), a.demand())); // as the cluster view would
-        System.out.printf(Locale.ROOT, "policy: %s%n", policy.name());
+        System.out.printf(Locale.ROOT, "policy: %s; filter shortlist %d%n", policy.name(), shortlist());
         byte[] payload = payload(names, core);
         var extender = extender(ledger, policy, threads);
         extender.start();
@@ -112,15 +113,19 @@ public final class ExtenderLoad {
         System.exit(0);
     }
 
+    /** The filter's shortlist the benchmarks' extender runs with: the product's default, or {@code -Dbench.shortlist=N} (0: every node that fits). */
+    static int shortlist() { return Integer.getInteger("bench.shortlist", ExtenderConfig.DEFAULT_SHORTLIST); }
+
     /**
-     * The extender as the product wires it for kube-scheduler: pipelining holds on, the stale-room re-read
-     * and the body cap in the path, verbs from loopback only; no API server (binds fail, the re-read finds nothing).
+     * The extender as the product wires it for kube-scheduler: pipelining holds on, the filter's shortlist
+     * ({@link #shortlist}), the stale-room re-read and the body cap in the path, verbs from loopback only; no API
+     * server (binds fail, the re-read finds nothing).
      */
     static ExtenderHttpServer extender(Ledger ledger, PlacementPolicy policy, int threads) throws IOException {
         var engine = new PlacementEngine(ledger, Boolean.getBoolean("bench.uidBySnapshot") ? uidBySnapshot(policy) : policy);
         var asks = new AskReader(MemoryUnit.GIB, new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB));
         var holds = new PipelineHolds(engine, InstantSource.system(), ExtenderConfig.DEFAULT_HOLD_TTL);
-        var verbs = new Verbs(engine, asks, holds);
+        var verbs = new Verbs(engine, asks, holds, HeldRoom.NONE, shortlist());
         var recheck = new StaleRoomCheck(ledger, node -> List.of(), InstantSource.system(), ExtenderConfig.DEFAULT_RECHECK_NODES, Duration.ofSeconds(1));
         var binder = new Binder(engine, holds, asks, new NoApi(), BindChecks.any(), PendingPods.none());
         return new ExtenderHttpServer(ExtenderHttpServer.Parts.of(new InetSocketAddress("127.0.0.1", 0), threads, verbs, binder,

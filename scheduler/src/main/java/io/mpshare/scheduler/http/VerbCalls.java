@@ -42,6 +42,8 @@ import java.util.logging.Logger;
  * <li>A filter that keeps no node for a pod tells {@link Refusals} which nodes it refused, with the room sequence it
  *     read before it looked at the ledger, so the pod is woken once room for it appears; one that keeps a node says
  *     so.</li>
+ * <li>A filter that keeps more nodes than the shortlist keeps only those the policy ranks best
+ *     ({@link Verbs#shortlist}): kube-scheduler scores and prioritizes just those.</li>
  * <li>Prioritize cannot carry an Error (HostPriorityList): its failures answer {@code []}, are logged as
  *     warnings and counted.</li>
  * </ul>
@@ -176,11 +178,13 @@ final class VerbCalls {
                 if (a.fitCount() == 0) // every kept node is held for a nominee: now the pod fits nowhere, and every refusal needs its reason
                     a = hold.apply(g, verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count(), Reasons.ALWAYS), raw.buf(), raw.off(), raw.len());
             }
+            a = verbs.shortlist(ask, a, raw.buf(), raw.off(), raw.len(), raw.hash()); // kube-scheduler scores only what is kept
             count(args, a.error(), a.fitCount() == 0 && raw.count() > 0);
             note(ask, a.fitCount() > 0, a.failed(), a.unresolvable(), seq);
             writer.filterResult(out, a, raw);
             return;
         }
+        // full Node objects (nodeCacheCapable off) or names with escapes: every node that fits, no shortlist
         FilterAnswer a = verbs.filter(ask, args.nodeNames());
         if (a.error().isEmpty() && a.fits().isEmpty() && !a.failed().isEmpty() && recheck.refresh(a.failed().keySet()) > 0)
             a = verbs.filter(ask, args.nodeNames());

@@ -26,16 +26,25 @@ public final class Verbs {
     private final AskReader asks;
     private final PipelineHolds holds;
     private final HeldRoom held;
+    private final int shortlist;
 
     /** @param holds where prioritize holds the room of the node it ranks first until the pod's bind ({@link PipelineHolds#off} for none) */
     public Verbs(PlacementEngine engine, AskReader asks, PipelineHolds holds) { this(engine, asks, holds, HeldRoom.NONE); }
 
     /** @param held room nominated pods hold: prioritize scores a node 0 for a pod that may not have it now, and holds nothing there */
-    public Verbs(PlacementEngine engine, AskReader asks, PipelineHolds holds, HeldRoom held) {
+    public Verbs(PlacementEngine engine, AskReader asks, PipelineHolds holds, HeldRoom held) { this(engine, asks, holds, held, 0); }
+
+    /**
+     * @param shortlist a filter answer keeps at most this many nodes, those the policy ranks best ({@link #shortlist}); 0
+     *                  keeps every node that fits
+     */
+    public Verbs(PlacementEngine engine, AskReader asks, PipelineHolds holds, HeldRoom held, int shortlist) {
+        if (shortlist < 0 || shortlist == 1) throw new IllegalArgumentException("shortlist must be 0 (every node that fits) or at least 2, got " + shortlist);
         this.engine = engine;
         this.asks = asks;
         this.holds = holds;
         this.held = held;
+        this.shortlist = shortlist;
     }
 
     public PipelineHolds holds() { return holds; }
@@ -87,6 +96,42 @@ public final class Verbs {
                 yield new IndexedFilterAnswer(o.fits(), o.fitCount(), o.failed(), o.unresolvable(), "");
             }
         };
+    }
+
+    /**
+     * A GPU pod's filter answer cut to the {@code shortlist} nodes the policy ranks best (docs/decisions/filter-shortlist.md):
+     * kube-scheduler runs its own score plugins and sends to prioritize only the nodes the filter kept, so on a large
+     * cluster those are most of what a GPU pod costs it. The kept nodes are ranked by the scores prioritize would give
+     * them ({@link PlacementEngine#prioritize(GpuDemand, byte[], int[], int[], int[], int, PodKey)}: the best alone gets
+     * the top score), every node of a better score before any of a worse one, ties in request order; the answer keeps
+     * request order. So the node prioritize then ranks first (and holds) is the one it would have ranked first among
+     * every node kept: the first of the top score in request order. Answers with no more nodes than the shortlist, and
+     * those of pods without GPU demand, are given back as they are.
+     */
+    public IndexedFilterAnswer shortlist(Ask ask, IndexedFilterAnswer a, byte[] buf, int[] off, int[] len, int[] hashes) {
+        int n = a.fitCount();
+        if (shortlist == 0 || n <= shortlist || !(ask instanceof Ask.Gpu g)) return a;
+        int[] fits = a.fits();
+        int[] o = new int[n], l = new int[n], h = hashes == null ? null : new int[n];
+        for (int i = 0; i < n; i++) {
+            int p = fits[i];
+            o[i] = off[p];
+            l[i] = len[p];
+            if (h != null) h[i] = hashes[p];
+        }
+        int[] scores = engine.prioritize(g.demand(), buf, o, l, h, n, g.pod().key());
+        int[] bucket = new int[PlacementEngine.MAX_SCORE + 1];
+        for (int s : scores) bucket[Math.clamp(s, 0, PlacementEngine.MAX_SCORE)]++;
+        int cut = PlacementEngine.MAX_SCORE, above = 0; // every node scored above cut is kept, then the first of cut
+        while (cut > 0 && above + bucket[cut] < shortlist) above += bucket[cut--];
+        int ofCut = shortlist - above;
+        int[] kept = new int[shortlist];
+        int m = 0;
+        for (int i = 0; i < n && m < shortlist; i++) {
+            int s = Math.clamp(scores[i], 0, PlacementEngine.MAX_SCORE);
+            if (s > cut || (s == cut && ofCut-- > 0)) kept[m++] = fits[i];
+        }
+        return new IndexedFilterAnswer(kept, m, a.failed(), a.unresolvable(), a.error());
     }
 
     public record PrioritizeAnswer(List<NodeScore> scores, String error) {}

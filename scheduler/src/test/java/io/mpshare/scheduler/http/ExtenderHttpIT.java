@@ -11,7 +11,10 @@ import io.mpshare.scheduler.TestClock;
 import io.mpshare.scheduler.Wiring;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.FakePodApi;
+import io.mpshare.scheduler.cycle.HeldRoom;
+import io.mpshare.scheduler.cycle.PipelineHolds;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
+import io.mpshare.scheduler.verbs.Verbs;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.AfterEach;
@@ -100,6 +103,27 @@ class ExtenderHttpIT {
         assertThat(j.get("FailedNodes").get("gpu-full").asString()).doesNotContain("gpu-full").contains("7.5 GiB");
         assertThat(j.get("FailedAndUnresolvableNodes").get("cpu-only").asString()).contains("ack.node.gpu.schedule=mps");
         assertThat(j.get("FailedAndUnresolvableNodes").get("gpu-small").asString()).contains("the largest has 4 GiB");
+    }
+
+    /** With a shortlist, the filter keeps over the wire only the nodes the policy ranks best, in request order. */
+    @Test void filter_shortlist_keepsTheBestRankedInRequestOrder() throws Exception {
+        ledger.upsertNode(Nodes.node("gpu-c").gpus(1, 16_384).inventory());
+        ledger.upsertNode(Nodes.node("gpu-d").gpus(1, 24_576).inventory());
+        var engine = new PlacementEngine(ledger, new BinpackPolicy());
+        var verbs = new Verbs(engine, Wiring.ASKS, PipelineHolds.off(engine), HeldRoom.NONE, 2);
+        try (var shortlisted = new ExtenderHttpServer(ExtenderHttpServer.Parts.of(new InetSocketAddress("127.0.0.1", 0), 2, verbs, Wiring.binder(verbs, api),
+                new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test"))) {
+            shortlisted.start();
+            String body = "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"ml\",\"uid\":\"u-p\"},\"spec\":{\"containers\":[{\"name\":\"c\","
+                    + "\"resources\":{\"limits\":{\"aliyun.com/gpu-mem\":\"7\"}}}]}},\"NodeNames\":[\"gpu-a\",\"gpu-c\",\"gpu-small\",\"gpu-b\",\"gpu-d\"]}";
+            var r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + shortlisted.port() + Names.EXTENDER_PREFIX + "/filter"))
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+            JsonNode j = JSON.readTree(r.body());
+            assertThat(j.get("Error").asString()).isEmpty();
+            assertThat(strings(j.get("NodeNames"))).containsExactly("gpu-c", "gpu-d"); // the tightest fits; gpu-a and gpu-b fit too
+            assertThat(j.get("FailedNodes").isEmpty()).isTrue();
+            assertThat(j.get("FailedAndUnresolvableNodes").isEmpty()).isTrue();
+        }
     }
 
     @Test void filter_fullNodes_echoesNodeObjects() throws Exception {

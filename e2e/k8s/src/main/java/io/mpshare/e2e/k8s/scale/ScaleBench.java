@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -31,6 +32,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Scheduling at cluster scale on the real control plane (bench/run-k8s-scale.sh, docs/benchmarks.md): N fake GPU
@@ -117,11 +120,14 @@ public final class ScaleBench {
                 throw new IllegalStateException("the extender counts " + (long) bound + " bound bookings of the " + sc.booked().size() + " made: see " + ext.process().log());
             say("extender and kube-scheduler up, %d bookings in the extender's ledger; load average %s", (long) bound, ProcessStats.loadAverage());
 
-            List<PodStream.Result> warm = new ArrayList<>();
-            if (o.warmup() > 0) {
-                warm.add(PodStream.run(c, NS, "warm-up, no GPU", plainPods("warm-plain", o.warmup(), PROFILE), o.threads(), o.rate(), o.timeout()));
-                warm.add(PodStream.run(c, NS, "warm-up, GPU", gpuPods("warm-gpu", o.warmup(), new Random(o.seed() + 1), PROFILE), o.threads(), o.rate(), o.timeout()));
-                for (var w : warm) say("%s (not counted): %.1f pods/s", w.name(), w.perSecond());
+            for (int round = 1; round <= o.warmupRounds() && o.warmup() > 0; round++) { // uncounted: the JIT and the caches of every process warm up
+                String n = o.warmupRounds() == 1 ? "" : "-" + round;
+                var plain = PodStream.run(c, NS, "warm-up" + n + ", no GPU", plainPods("warm-plain" + n, o.warmup(), PROFILE), o.threads(), o.rate(), o.timeout());
+                double cpu0 = ProcessStats.cpuSeconds(ext.process().pid()).orElse(Double.NaN), jit0 = compileSeconds(ext.process());
+                var gpu = PodStream.run(c, NS, "warm-up" + n + ", GPU", gpuPods("warm-gpu" + n, o.warmup(), new Random(o.seed() + 1 + 10L * round), PROFILE), o.threads(), o.rate(), o.timeout());
+                double cpu = ProcessStats.cpuSeconds(ext.process().pid()).orElse(Double.NaN) - cpu0, jit = compileSeconds(ext.process()) - jit0;
+                say("warm-up round %d (not counted): no GPU %.1f pods/s, GPU %.1f pods/s; the extender's CPU in the GPU round %.1f ms per pod, of which its JIT compilers %.1f ms (%.0f%%)",
+                        round, plain.perSecond(), gpu.perSecond(), 1000 * cpu / o.warmup(), 1000 * jit / o.warmup(), 100 * jit / Math.max(cpu, 1e-9));
             }
             List<Measured> measured = new ArrayList<>();
             measured.add(measure(cluster, ext, sched, "no GPU, kube-scheduler alone (" + PROFILE + ")", "plain", plainPods("plain", o.pods(), PROFILE), false));
@@ -168,25 +174,28 @@ public final class ScaleBench {
     }
 
     /** One measured stream with everything read around it. */
-    record Measured(String kind, PodStream.Result result, Map<String, Double> cpu, Metrics scheduler, Metrics extender, String loadBefore, String loadAfter) {}
+    record Measured(String kind, PodStream.Result result, Map<String, Double> cpu, Metrics scheduler, Metrics extender, Metrics apiserver,
+                    String loadBefore, String loadAfter) {}
 
     Measured measure(Cluster cluster, Components.Extender ext, Components.Scheduler sched, String name, String kind, List<Pod> pods, boolean gpu) throws Exception {
         Components comp = cluster.components();
-        Metrics s0 = comp.metrics(sched.url() + "/metrics"), e0 = comp.metrics(ext.url() + "/metrics");
+        Metrics s0 = comp.metrics(sched.url() + "/metrics"), e0 = comp.metrics(ext.url() + "/metrics"), a0 = Metrics.parse(cluster.client().raw("/metrics"));
         String load0 = ProcessStats.loadAverage();
         Map<String, Double> cpu0 = ProcessStats.cpuSeconds(cluster.controlPlane(), "generator");
+        double compile0 = compileSeconds(ext.process());
         boolean jfr = gpu && o.jfr() != null;
         if (jfr) jcmd(ext.process(), "JFR.start", "name=scale", "settings=profile");
         PodStream.Result r = PodStream.run(cluster.client(), NS, name, pods, o.threads(), o.rate(), o.timeout());
         if (jfr) jcmd(ext.process(), "JFR.stop", "name=scale", "filename=" + o.jfr());
         Map<String, Double> cpu1 = ProcessStats.cpuSeconds(cluster.controlPlane(), "generator");
-        String load1 = ProcessStats.loadAverage();
-        Metrics s1 = comp.metrics(sched.url() + "/metrics"), e1 = comp.metrics(ext.url() + "/metrics");
         Map<String, Double> cpu = new TreeMap<>();
+        String load1 = ProcessStats.loadAverage();
+        cpu.put("extender JIT", compileSeconds(ext.process()) - compile0); // part of the extender's CPU
+        Metrics s1 = comp.metrics(sched.url() + "/metrics"), e1 = comp.metrics(ext.url() + "/metrics"), a1 = Metrics.parse(cluster.client().raw("/metrics"));
         cpu1.forEach((k, v) -> cpu.put(k, v - cpu0.getOrDefault(k, 0.0)));
         say("%s: %.1f pods/s (%d of %d bound in %.1f s), p50 %.0f ms, p99 %.0f ms; load average %s -> %s", name, r.perSecond(), r.bound(), r.pods(),
                 r.seconds(), r.p50(), r.p99(), load0, load1);
-        return new Measured(kind, r, cpu, s1.minus(s0), e1.minus(e0), load0, load1);
+        return new Measured(kind, r, cpu, s1.minus(s0), e1.minus(e0), a1.minus(a0), load0, load1);
     }
 
     void report(Cluster cluster, List<Measured> ms, Map<String, Integer> failedScheduling, List<String> over, List<Pod> all) {
@@ -233,6 +242,14 @@ public final class ScaleBench {
             System.out.printf(Locale.ROOT, "  %-9s %.2f | %.2f | %.2f | %.2f | %.2f | %.2f%n", m.kind(), attempt, algo, filter, preScore, score,
                     algo - filter - preScore - score - (Double.isNaN(preFilter) ? 0 : preFilter));
         }
+        System.out.println();
+        System.out.println("kube-apiserver requests per pod bound (apiserver_request_total by verb and resource; every client, the generator's creates and scrapes included):");
+        for (Measured m : ms) {
+            StringBuilder row = new StringBuilder("  " + m.kind() + ":");
+            requestsByVerb(m.apiserver()).forEach((k, v) -> { if (v / Math.max(1, m.result().bound()) >= 0.005)
+                row.append(String.format(Locale.ROOT, " %s %.2f,", k, v / Math.max(1, m.result().bound()))); });
+            System.out.println(row);
+        }
         Measured g = ms.get(1);
         System.out.print("extender, per verb during the GPU stream (server side, read to reply written): ");
         for (String verb : List.of("filter", "prioritize", "bind")) {
@@ -247,6 +264,21 @@ public final class ScaleBench {
         long booked = all.stream().filter(p -> p.getMetadata().getAnnotations() != null && p.getMetadata().getAnnotations().containsKey(Names.ANN_ALLOCATION)).count();
         System.out.printf(Locale.ROOT, "over-commit: %s (%d bookings checked against the nodes' inventories)%n", over.isEmpty() ? "none" : over.size() + " problems: " + over.subList(0, Math.min(5, over.size())), booked);
         System.out.printf(Locale.ROOT, "load average at the end: %s%n", ProcessStats.loadAverage());
+    }
+
+    private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
+
+    /** apiserver_request_total summed over codes and clients, by "VERB resource[/subresource]". */
+    static Map<String, Double> requestsByVerb(Metrics m) {
+        Map<String, Double> out = new TreeMap<>();
+        m.samples().forEach((k, v) -> {
+            if (!k.startsWith("apiserver_request_total{") || v == 0) return;
+            Map<String, String> l = new HashMap<>();
+            for (Matcher x = LABEL.matcher(k); x.find(); ) l.put(x.group(1), x.group(2));
+            String sub = l.getOrDefault("subresource", "");
+            out.merge(l.getOrDefault("verb", "?") + " " + l.getOrDefault("resource", "?") + (sub.isEmpty() ? "" : "/" + sub), v, Double::sum);
+        });
+        return out;
     }
 
     /** FailedScheduling events by stream kind (the pod name's prefix), counting each event's series. */
@@ -319,6 +351,25 @@ public final class ScaleBench {
         Process proc = new ProcessBuilder(c).redirectErrorStream(true).start();
         String out = new String(proc.getInputStream().readAllBytes());
         if (proc.waitFor() != 0) System.err.println("jcmd " + String.join(" ", cmd) + ": " + out.strip());
+    }
+
+    /** CPU seconds the JVM's JIT compiler threads have used (their /proc task stats: utime + stime); NaN where unreadable. */
+    static double compileSeconds(ManagedProcess p) {
+        double ticks = 0;
+        try (var tasks = Files.list(Path.of("/proc", Long.toString(p.pid()), "task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                String stat;
+                try { stat = Files.readString(t.resolve("stat")); } catch (Exception gone) { continue; } // the thread ended
+                int open = stat.indexOf('('), close = stat.lastIndexOf(')');
+                String comm = stat.substring(open + 1, close);
+                if (!comm.startsWith("C1 CompilerThre") && !comm.startsWith("C2 CompilerThre")) continue;
+                String[] f = stat.substring(close + 2).split(" "); // from field 3 (state): utime is field 14, stime 15
+                ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            }
+        } catch (Exception e) {
+            return Double.NaN;
+        }
+        return ticks / 100.0; // USER_HZ
     }
 
     private static String affinity() {

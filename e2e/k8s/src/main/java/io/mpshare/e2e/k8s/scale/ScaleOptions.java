@@ -12,6 +12,8 @@ import java.util.List;
  * @param nodes         GPU nodes (8 GPUs each)
  * @param pods          pods per measured stream
  * @param warmup        pods per warm-up stream (not measured; the JIT and the caches of every process warm up)
+ * @param warmupRounds  warm-up rounds, each a stream of each kind: the extender's JIT compilers keep working on
+ *                      code that runs once per pod for thousands of pods, which a long-running extender no longer pays
  * @param fill          mean share of GPU memory booked before the streams
  * @param seed          the cluster generator's seed
  * @param threads       threads that create a stream's pods
@@ -24,15 +26,16 @@ import java.util.List;
  * @param extenderHeap  the extender's -Xmx
  * @param extenderArgs  extra arguments of the extender (e.g. --policy=binpack)
  */
-record ScaleOptions(int nodes, int pods, int warmup, double fill, long seed, int threads, double rate, String serverCpus,
+record ScaleOptions(int nodes, int pods, int warmup, int warmupRounds, double fill, long seed, int threads, double rate, String serverCpus,
                     boolean defaultStream, Path jfr, int qps, Duration timeout, String extenderHeap, List<String> extenderArgs) {
-    static final String USAGE = "ScaleBench [--nodes=500] [--pods=1000] [--warmup=300] [--fill=0.5] [--seed=42] [--threads=16] [--rate=0]"
+    static final String USAGE = "ScaleBench [--nodes=500] [--pods=1000] [--warmup=300] [--warmup-rounds=1] [--fill=0.5] [--seed=42] [--threads=16] [--rate=0]"
             + " [--server-cpus=LIST] [--default-stream=true] [--jfr=FILE] [--qps=5000] [--timeout-s=120] [--extender-heap=1g] [--extender-arg=ARG ...]";
 
     ScaleOptions {
         if (nodes < 2 || nodes > 20_000) throw new IllegalArgumentException("--nodes must be 2..20000, got " + nodes);
         if (pods < 1) throw new IllegalArgumentException("--pods must be >= 1, got " + pods);
         if (warmup < 0) throw new IllegalArgumentException("--warmup must be >= 0, got " + warmup);
+        if (warmupRounds < 1 || warmupRounds > 100) throw new IllegalArgumentException("--warmup-rounds must be 1..100, got " + warmupRounds);
         if (threads < 1 || threads > 256) throw new IllegalArgumentException("--threads must be 1..256, got " + threads);
         if (rate < 0) throw new IllegalArgumentException("--rate must be >= 0 (0: as fast as the threads go), got " + rate);
         if (qps < 1) throw new IllegalArgumentException("--qps must be >= 1, got " + qps);
@@ -40,7 +43,7 @@ record ScaleOptions(int nodes, int pods, int warmup, double fill, long seed, int
     }
 
     static ScaleOptions parse(List<String> args) {
-        int nodes = 500, pods = 1000, warmup = 300, threads = 16, qps = 5000, timeout = 120;
+        int nodes = 500, pods = 1000, warmup = 300, warmupRounds = 1, threads = 16, qps = 5000, timeout = 120;
         double fill = 0.5, rate = 0;
         long seed = 42;
         String cpus = "", heap = "1g";
@@ -56,6 +59,7 @@ record ScaleOptions(int nodes, int pods, int warmup, double fill, long seed, int
                     case "nodes" -> nodes = Integer.parseInt(v);
                     case "pods" -> pods = Integer.parseInt(v);
                     case "warmup" -> warmup = Integer.parseInt(v);
+                    case "warmup-rounds" -> warmupRounds = Integer.parseInt(v);
                     case "fill" -> fill = Double.parseDouble(v);
                     case "seed" -> seed = Long.parseLong(v);
                     case "threads" -> threads = Integer.parseInt(v);
@@ -74,6 +78,6 @@ record ScaleOptions(int nodes, int pods, int warmup, double fill, long seed, int
             }
         }
         if (!heap.matches("[0-9]+[kmgKMG]?")) throw new IllegalArgumentException("--extender-heap takes a size as -Xmx does (1g, 768m), got '" + heap + "'");
-        return new ScaleOptions(nodes, pods, warmup, fill, seed, threads, rate, cpus, defaultStream, jfr, qps, Duration.ofSeconds(timeout), heap, extra);
+        return new ScaleOptions(nodes, pods, warmup, warmupRounds, fill, seed, threads, rate, cpus, defaultStream, jfr, qps, Duration.ofSeconds(timeout), heap, extra);
     }
 }
