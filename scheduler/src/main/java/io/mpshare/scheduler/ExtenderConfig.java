@@ -2,6 +2,7 @@ package io.mpshare.scheduler;
 
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
+import io.mpshare.core.isolation.FaultDomains.Kind;
 import io.mpshare.scheduler.http.HttpOptions;
 
 import java.time.Duration;
@@ -31,23 +32,30 @@ import java.util.Set;
  *                       probes, the metrics scrape) while the main port is on loopback in bundled mode; 0: none
  * @param requeueRate    refused pods woken per second at most, once room for them appears
  *                       (docs/decisions/requeue-refused-pods.md); 0: none are woken
+ * @param faultDomainDefault the MPS fault-domain kind of namespaces without the {@code mpshare.io/fault-domain} label,
+ *                       the device plugin's {@code --fault-domain-default} (the chart passes one value to both): which
+ *                       pods the UID rule judges and which share a daemon (docs/decisions/domain-aware-placement.md)
  */
 public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String policy, boolean uidRule,
                              Duration assumeTtl, Duration expiryPeriod, int httpThreads,
                              Duration holdTtl, int recheckNodes, HttpOptions http, Set<String> schedulerNames,
-                             Duration syncTimeout, String version, int probePort, double requeueRate) {
+                             Duration syncTimeout, String version, int probePort, double requeueRate,
+                             Kind faultDomainDefault) {
     /** The default hold: far above the milliseconds between prioritize and bind, short enough that an unused hold costs little. */
     public static final Duration DEFAULT_HOLD_TTL = Duration.ofSeconds(5);
     public static final int DEFAULT_RECHECK_NODES = 8;
     public static final Duration DEFAULT_SYNC_TIMEOUT = Duration.ofMinutes(5);
     /** Refused pods woken per second at most: each wake is one PATCH of a pod and one scheduling cycle. */
     public static final double DEFAULT_REQUEUE_RATE = 20;
+    /** The strict default (docs/decisions/fault-domains.md): a daemon per namespace and client UID on each GPU. */
+    public static final Kind DEFAULT_FAULT_DOMAIN = Kind.TENANT;
 
     /** The placement and expiry settings; the guards and the rest as {@link #defaults()} has them. */
     public ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String policy, boolean uidRule,
                           Duration assumeTtl, Duration expiryPeriod, int httpThreads) {
         this(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads,
-                DEFAULT_HOLD_TTL, DEFAULT_RECHECK_NODES, HttpOptions.defaults(), Set.of(), DEFAULT_SYNC_TIMEOUT, "dev", 0, DEFAULT_REQUEUE_RATE);
+                DEFAULT_HOLD_TTL, DEFAULT_RECHECK_NODES, HttpOptions.defaults(), Set.of(), DEFAULT_SYNC_TIMEOUT, "dev", 0, DEFAULT_REQUEUE_RATE,
+                DEFAULT_FAULT_DOMAIN);
     }
 
     public ExtenderConfig {
@@ -67,6 +75,7 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
         if (probePort < 0 || probePort > 65535) throw new IllegalArgumentException("probe port must be 0-65535, got " + probePort);
         if (probePort != 0 && probePort == port) throw new IllegalArgumentException("the probe port must differ from the port, both are " + port);
         if (!(requeueRate >= 0) || requeueRate > 10_000) throw new IllegalArgumentException("requeue rate must be 0-10000 pods per second, got " + requeueRate);
+        Objects.requireNonNull(faultDomainDefault, "faultDomainDefault");
     }
 
     public static ExtenderConfig defaults() {
@@ -76,13 +85,13 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
 
     public ExtenderConfig withPort(int p) {
         return new ExtenderConfig(p, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, syncTimeout, version, probePort, requeueRate);
+                schedulerNames, syncTimeout, version, probePort, requeueRate, faultDomainDefault);
     }
 
     /** The same with a probes' port (0: none) and the rate refused pods are woken at (0: never). */
     public ExtenderConfig withProbesAndRequeue(int probes, double rate) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, syncTimeout, version, probes, rate);
+                schedulerNames, syncTimeout, version, probes, rate, faultDomainDefault);
     }
 
     /**
@@ -91,12 +100,18 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
      */
     public ExtenderConfig withGuards(Duration hold, int recheck, HttpOptions options, Set<String> schedulers) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, hold, recheck, options,
-                schedulers, syncTimeout, version, probePort, requeueRate);
+                schedulers, syncTimeout, version, probePort, requeueRate, faultDomainDefault);
+    }
+
+    /** The same with the fault-domain kind of unlabelled namespaces. */
+    public ExtenderConfig withFaultDomainDefault(Kind kind) {
+        return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
+                schedulerNames, syncTimeout, version, probePort, requeueRate, kind);
     }
 
     /** The same with how long start waits for the informers, and the version it reports. */
     public ExtenderConfig withStart(Duration sync, String v) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, sync, v, probePort, requeueRate);
+                schedulerNames, sync, v, probePort, requeueRate, faultDomainDefault);
     }
 }
