@@ -180,13 +180,24 @@ public final class NodeState {
      * The MPS daemons that serve booked pods on the GPU at {@code pos}: one per distinct {@link ServingDomain} among
      * the pods booked there.
      */
-    public int domainsOn(int pos) { return census().domains[pos].length; }
+    public int domainsOn(int pos) {
+        Census c = census();
+        return c.only != null ? (allocMib[pos] != 0 ? 1 : 0) : c.domains[pos].length;
+    }
 
     /** Whether {@code domain}'s daemon already serves a booked pod on the GPU at {@code pos}. */
     public boolean runsOn(int pos, ServingDomain domain) {
-        for (ServingDomain d : census().domains[pos]) if (d.equals(domain)) return true;
+        Census c = census();
+        if (c.only != null) return allocMib[pos] != 0 && c.only.equals(domain);
+        for (ServingDomain d : c.domains[pos]) if (d.equals(domain)) return true;
         return false;
     }
+
+    /**
+     * The one serving domain of every pod booked here, or null when there are none or several: then a pod of that
+     * domain costs no GPU of the node a daemon, and placement need not weigh daemons here at all.
+     */
+    public ServingDomain onlyDomain() { return pods.isEmpty() ? null : census().only; }
 
     /** Whether any pod is booked here (a node without bookings runs no domain daemon: every GPU costs the same). */
     public boolean hasBookings() { return !pods.isEmpty(); }
@@ -198,13 +209,25 @@ public final class NodeState {
         return c;
     }
 
-    /** Immutable once built; a race builds it twice with the same content (final fields publish it safely). */
+    /**
+     * Immutable once built; a race builds it twice with the same content (final fields publish it safely). Most nodes
+     * serve one domain (a cluster without fault domains: the node daemon alone): then only that domain is kept.
+     */
     private static final class Census {
+        final ServingDomain only;
         final ServingDomain[][] domains;
 
-        private Census(ServingDomain[][] domains) { this.domains = domains; }
+        private Census(ServingDomain only, ServingDomain[][] domains) { this.only = only; this.domains = domains; }
 
         static Census of(NodeState s) {
+            ServingDomain first = null;
+            boolean one = true;
+            for (Allocation a : s.pods.values()) {
+                ServingDomain d = a.demand().domain();
+                if (first == null) first = d;
+                else if (d != first && !d.equals(first)) { one = false; break; }
+            }
+            if (one) return new Census(first, null);
             int n = s.gpuCount();
             var sets = new ArrayList<LinkedHashSet<ServingDomain>>(n);
             for (int i = 0; i < n; i++) sets.add(new LinkedHashSet<>());
@@ -215,7 +238,7 @@ public final class NodeState {
                 }
             ServingDomain[][] d = new ServingDomain[n][];
             for (int i = 0; i < n; i++) d[i] = sets.get(i).toArray(ServingDomain[]::new);
-            return new Census(d);
+            return new Census(null, d);
         }
     }
 

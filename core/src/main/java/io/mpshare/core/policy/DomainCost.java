@@ -28,14 +28,19 @@ final class DomainCost {
 
     /** The cost of {@code d} on the GPU at {@code pos} (see the class comment). */
     static int of(NodeState s, int pos, GpuDemand d) {
-        if (d.gpuCount() != 1 || !s.hasBookings()) return 0;
+        if (!matters(s, d)) return 0;
         int k = s.domainsOn(pos);
         if (k == 0 || s.runsOn(pos, d.domain())) return 0;
         return Math.min(k, CAP);
     }
 
-    /** Whether the cost can differ between GPUs of the node for {@code d}: a one-GPU demand on a node with bookings. */
-    static boolean matters(NodeState s, GpuDemand d) { return d.gpuCount() == 1 && s.hasBookings(); }
+    /**
+     * Whether the cost can be above 0 on a GPU of the node for {@code d}: a one-GPU demand on a node with bookings of
+     * another domain than its own (a node whose pods all share the demand's domain costs nothing anywhere).
+     */
+    static boolean matters(NodeState s, GpuDemand d) {
+        return d.gpuCount() == 1 && s.hasBookings() && !d.domain().equals(s.onlyDomain());
+    }
 
     /** A policy score with the cost in front: fewer new slices first, then the policy's own order. */
     static long weigh(long policyScore, int cost) { return policyScore - cost * WEIGHT; }

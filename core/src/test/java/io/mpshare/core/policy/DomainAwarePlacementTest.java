@@ -121,6 +121,25 @@ class DomainAwarePlacementTest {
     }
 
     @Test
+    void daemonsPerGpu_oneDomainOnTheNode_thenSeveral() {
+        Ledger l = ledger(h200s("n", 3));
+        book(l, "n", 0, "team-a", "a1", pod(Kind.TENANT, "team-a", "a1", 1000, 10));
+        book(l, "n", 1, "team-a", "a2", pod(Kind.TENANT, "team-a", "a2", 1000, 10));
+        NodeState one = l.node("n");
+        assertThat(one.onlyDomain()).isEqualTo(new ServingDomain(Kind.TENANT, "team-a/1000"));
+        assertThat(List.of(one.domainsOn(0), one.domainsOn(1), one.domainsOn(2))).containsExactly(1, 1, 0);
+        assertThat(one.runsOn(1, one.onlyDomain())).isTrue();
+        assertThat(one.runsOn(2, one.onlyDomain())).isFalse();
+
+        book(l, "n", 1, "team-b", "b1", pod(Kind.TENANT, "team-b", "b1", 2000, 10));
+        NodeState two = l.node("n");
+        assertThat(two.onlyDomain()).isNull();
+        assertThat(List.of(two.domainsOn(0), two.domainsOn(1), two.domainsOn(2))).containsExactly(1, 2, 0);
+        assertThat(two.runsOn(1, new ServingDomain(Kind.TENANT, "team-b/2000"))).isTrue();
+        assertThat(two.runsOn(0, new ServingDomain(Kind.TENANT, "team-b/2000"))).isFalse();
+    }
+
+    @Test
     void prioritize_nodeWhereTheDomainRunsFirst_overATighterFit() {
         Ledger l = ledger(h200s("home", 1), h200s("tight", 1));
         book(l, "home", 0, "team-a", "a1", pod(Kind.TENANT, "team-a", "a1", 1000, 10));
