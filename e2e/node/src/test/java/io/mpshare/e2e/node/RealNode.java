@@ -99,7 +99,9 @@ final class RealNode implements AutoCloseable {
         devicePlugin = mpshare.start("device-plugin", List.of("device-plugin", "--node-name", NAME, "--fake-gpus", GPUS + "x143771",
                 "--run-dir", runDir().toString(), "--pod-resources-socket", kubelet.podResourcesSocket().toString(),
                 "--metrics-port", Integer.toString(Kubelet.freePort()), "--device-list-strategy", strategy,
-                "--driver-root", driverRoot().toString(), "--dev-root", driverRoot().toString(), "--cdi-spec-dir", cdiSpecDir().toString()),
+                "--driver-root", driverRoot().toString(), "--dev-root", driverRoot().toString(), "--cdi-spec-dir", cdiSpecDir().toString(),
+                // the tier's pods are the seed's shape, served by the colour's node daemon (the agent's default is tenant)
+                "--fault-domain-default", "node"),
                 Map.of("KUBECONFIG", cluster.devicePluginKubeconfig().toString(), "NODE_NAME", NAME), dir.resolve("logs/device-plugin.log"));
     }
 
