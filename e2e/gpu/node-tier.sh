@@ -4,13 +4,16 @@
 # kube-scheduler v1.31 with the chart's extender configuration; kubelet on containerd 1.6 and runc; `mpshare
 # mps-control` on the driver's nvidia-cuda-mps-control, `mpshare device-plugin` on NVML with the device-specs
 # strategy, `mpshare scheduler-extender` and `mpshare webhook` (a jlink runtime and the product's jars), each as the
-# chart's ServiceAccount. Then four scenarios, each ending in one RESULT line with its figures:
+# chart's ServiceAccount. Then five scenarios, each ending in one RESULT line with its figures:
 #   1. the seed's sample Job, byte for byte (examples/mps-sample-job.yaml, <NODE_NAME> filled in), in a trusted
-#      namespace: bound through the extender, Running, `kubectl exec ... nvidia-smi` in its container shows the MPS
-#      server as C and the job as M+C, the job sees its cap less the context and trains; `mpshare inspect` shows it
-#   2. a strict-namespace pod as UID 1000 beside it on the same GPU: both train, each sees its own cap
-#   3. a pod that raises its own cap and holds more than its share: the policer stops it, the neighbours run on
+#      namespace served by the node daemon: bound through the extender, Running, `kubectl exec ... nvidia-smi` in its
+#      container shows the MPS server as C and the job as M+C, the job sees its cap less the context and trains;
+#      `mpshare inspect` shows it
+#   2. a strict-namespace pod as UID 1000 beside it on the same GPU (its own tenant domain): both train, each sees its cap
+#   3. a pod that raises its own cap and holds more than its share: it is stopped, the neighbours run on
 #   4. kubelet restarted, then the device plugin restarted, with both pods running: no container restarts
+#   5. a kernel faults in the strict tenant's domain: that domain's pods end and get an Event, the seed Job runs on,
+#      the tenant's next pod computes
 # It stops everything it started and puts the machine back; logs go to $OUT (node-tier.log, node-tier-logs.tgz).
 #
 #   e2e/gpu/node-tier.sh stage K    unpack part K (1, 2, 3) of `e2e/gpu/node-tier-stage.sh`'s build from
@@ -434,6 +437,40 @@ up() {
   say "device plugin registered: allocatable $(k get node "$NODE" -o jsonpath='{.status.allocatable}')"
 }
 
+scenario_fault() {
+  step "5. a kernel faults in tenant-a's domain: its pods end and are told, the seed Job (node daemon) runs on, a new tenant-a pod computes"
+  if [ "$DRY" = 1 ]; then result "5. a fault stays in its domain" SKIP "dry run: the fake driver has no MPS server to fault"; return; fi
+  is_running tenant-a strict-trainer && is_running default "$SEED_POD" || { result "5. a fault stays in its domain" FAIL "strict-trainer or the seed Job not running before the fault"; return; }
+  local j1 j2 j3 t_fault t_first phase_s phase_f ev_s ev_seed ev_f pipe_s pipe_f r
+  trainer_pod tenant-a faulter 1 1000 --max_steps=100000000 --data_dir=tensorflow-sample-code/data --hidden=256 --fault_at_step=300 2>&1 | sed 's/^/  kubectl: /'
+  until_ok 90 "faulter's fault" first_match tenant-a faulter '^fault:' || { log_of tenant-a faulter | tail -5; result "5. a fault stays in its domain" FAIL "faulter did not reach its fault"; return; }
+  t_fault=$(first_match tenant-a faulter '^fault:' | grep -o 'at [0-9.]*$' | cut -c4-)
+  j1=$(last_step default "$SEED_POD")
+  # the faulting tenant's next pod, created once the fault is on its way
+  trainer_pod tenant-a after-fault 1 1000 --max_steps=300 --data_dir=tensorflow-sample-code/data --hidden=256 2>&1 | sed 's/^/  kubectl: /'
+  until_ok 60 "strict-trainer ended" sh -c "[ \"\$($STAGE/bin/kubectl --kubeconfig $W/admin.kc -n tenant-a get pod strict-trainer -o jsonpath='{.status.phase}')\" != Running ]"
+  until_ok 90 "after-fault Succeeded" sh -c "[ \"\$($STAGE/bin/kubectl --kubeconfig $W/admin.kc -n tenant-a get pod after-fault -o jsonpath='{.status.phase}')\" = Succeeded ]"
+  sleep 4
+  j2=$(last_step default "$SEED_POD"); sleep 4; j3=$(last_step default "$SEED_POD")
+  log_of tenant-a faulter | tail -4 | sed 's/^/  faulter: /'
+  log_of tenant-a strict-trainer | tail -2 | sed 's/^/  strict: /'
+  log_of tenant-a after-fault | grep -E '^(environment|step 0|done|error)' | sed 's/^/  after-fault: /'
+  k get events -A --field-selector reason=MpsDomainFault -o custom-columns=NS:.metadata.namespace,POD:.involvedObject.name,TYPE:.type,MESSAGE:.message --no-headers | sed 's/^/  event: /'
+  phase_s=$(k -n tenant-a get pod strict-trainer -o jsonpath='{.status.phase} exit {.status.containerStatuses[0].state.terminated.exitCode}')
+  phase_f=$(k -n tenant-a get pod faulter -o jsonpath='{.status.phase} exit {.status.containerStatuses[0].state.terminated.exitCode}')
+  pipe_s=$(first_match tenant-a strict-trainer '^environment:' | sed -n 's/.*CUDA_MPS_PIPE_DIRECTORY=\([^ ]*\).*/\1/p')
+  pipe_f=$(first_match tenant-a faulter '^environment:' | sed -n 's/.*CUDA_MPS_PIPE_DIRECTORY=\([^ ]*\).*/\1/p')
+  r=FAIL; [ "$pipe_s" = "$pipe_f" ] && [[ $phase_s != Running* ]] && is_running default "$SEED_POD" && [ "${j3:-0}" -gt "${j2:-0}" ] && r=PASS
+  result "5a. the fault ends its own domain's clients only" "$r" "faulter and strict-trainer share $pipe_s: faulter $phase_f, strict-trainer $phase_s; the seed Job (node daemon) Running, steps $j1 -> $j2 -> $j3 after the fault"
+  ev_s=$(k -n tenant-a get events --field-selector involvedObject.name=strict-trainer,reason=MpsDomainFault -o jsonpath='{.items[0].message}')
+  ev_seed=$(k -n default get events --field-selector "involvedObject.name=$SEED_POD,reason=MpsDomainFault" -o name | wc -l)
+  r=FAIL; [ -n "$ev_s" ] && [ "$ev_seed" = 0 ] && r=PASS
+  result "5b. the affected pod is told" "$r" "strict-trainer's Warning MpsDomainFault: ${ev_s:0:160}; the seed Job's pod: $ev_seed such events"
+  t_first=$(first_match tenant-a after-fault '^step 0 ' | grep -o 'at [0-9.]*$' | cut -c4-)
+  r=FAIL; [ "$(k -n tenant-a get pod after-fault -o jsonpath='{.status.phase}')" = Succeeded ] && [ -n "$t_first" ] && r=PASS
+  result "5c. the faulting tenant's next pod computes" "$r" "after-fault (created when the fault was logged): first step $(py -c "print(round($t_first - $t_fault, 2))" 2>/dev/null || echo '?') s after the fault (pod create, bind, container start and CUDA init included); $(log_of tenant-a after-fault | grep -E '^(done|error)' | head -1)"
+}
+
 # --- the pods and what they print ----------------------------------------------------------------------------------
 
 pod_of_job() { k -n default get pods -l job-name=mps-sample -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
@@ -479,7 +516,8 @@ scenario_seed() {
   local sha job=$REPO/examples/mps-sample-job.yaml pod t0 a sched smi mc server free cap ctx loss0 loss1 inspect
   sha=$(sha256sum "$job" | cut -d' ' -f1)
   [ "$sha" = "$SEED_SHA256" ] || { result "1. seed Job" FAIL "examples/mps-sample-job.yaml is not the seed's (sha256 $sha)"; return; }
-  k label namespace default mpshare.io/tenancy=trusted --overwrite >/dev/null
+  # a trusted namespace whose pods the node's one daemon serves: ACK's and the seed's shape (the admin's label)
+  k label namespace default mpshare.io/tenancy=trusted mpshare.io/fault-domain=node --overwrite >/dev/null
   sed "s/<NODE_NAME>/$NODE/" "$job" > "$W/seed-job.yaml"
   diff "$job" "$W/seed-job.yaml" | sed 's/^/  filled in: /'
   t0=$SECONDS
@@ -495,6 +533,10 @@ scenario_seed() {
   log_of default "$pod" | head -12 | sed 's/^/  job: /'
   local bound=FAIL; [[ $sched == "mpshare-scheduler $NODE" && $a == *"node=$NODE"* ]] && bound=PASS
   result "1a. bound through the extender" "$bound" "schedulerName $(echo "$sched" | cut -d' ' -f1) (set by the webhook), allocation annotation of the extender's bind: ${a:0:140}"
+
+  local pipe; pipe=$(first_match default "$pod" '^environment:' | sed -n 's/.*CUDA_MPS_PIPE_DIRECTORY=\([^ ]*\).*/\1/p')
+  r=FAIL; [ "$pipe" = "$RUN_DIR/blue/pipe" ] && r=PASS
+  result "1f. the seed's shape: the node daemon" "$r" "namespace default labelled mpshare.io/fault-domain=node; the job's CUDA_MPS_PIPE_DIRECTORY=$pipe (the node daemon's: $RUN_DIR/blue/pipe)"
 
   local via="kubectl exec (API server -> kubelet $NODE_IP:10250 -> containerd)"
   if ! smi=$(k -n default exec "$pod" -c mps-sample -- nvidia-smi 2>&1); then
@@ -580,10 +622,13 @@ scenario_over() {
   s2=$(last_step tenant-a strict-trainer); j2=$(last_step default "$SEED_POD")
   grab=$(first_match tenant-a over-asker '^grab:' | grep -o 'at [0-9.]*' | cut -c4-)
   local t_err; t_err=$(echo "$err" | grep -o 'at [0-9.]*$' | cut -c4-)
-  if [ "$DRY" = 1 ]; then result "3. the policer stops the over-asker" SKIP "dry run: fake GPUs report no process to police (phase $phase)"
+  if [ "$DRY" = 1 ]; then result "3. the over-asker is stopped" SKIP "dry run: fake GPUs report no process to police (phase $phase)"
   else
     local r=FAIL; [ -n "$err" ] && [ "${s2:-0}" -gt "${s1:-0}" ] && [ "${j2:-0}" -gt "${j1:-0}" ] && is_running default "$SEED_POD" && is_running tenant-a strict-trainer && r=PASS
-    result "3. the policer stops the over-asker" "$r" "asked 2 GiB, raised its env cap to 0=100G, held 5 GiB more; stopped $(py -c "print(round($t_err - $grab, 2))" 2>/dev/null || echo '?') s after the grab: ${err:0:110}; pod $phase; neighbours stepped on: seed $j1 -> $j2, strict $s1 -> $s2"
+    local how
+    if [ -n "$grab" ]; then how="held 5 GiB more; the policer stopped it $(py -c "print(round($t_err - $grab, 2))" 2>/dev/null || echo '?') s after the grab"
+    else how="its 5 GiB grab was refused before it held anything (the domain's server ceiling: the client's own env cap does not lift it)"; fi
+    result "3. the over-asker is stopped" "$r" "asked 2 GiB, raised its env cap to 0=100G; $how: ${err:0:110}; pod $phase; neighbours stepped on: seed $j1 -> $j2, strict $s1 -> $s2"
   fi
 }
 
@@ -688,7 +733,7 @@ run_in_netns() {
   if ! up; then result "0. cluster up" FAIL "see above and node-tier-logs.tgz"; return 1; fi
   result "0. cluster up" PASS "in ${SECONDS} s: etcd, kube-apiserver, controller-manager, kube-scheduler + extender, webhook, containerd, kubelet, mps-control, device plugin (device-specs)"
   local s
-  for s in scenario_seed scenario_strict scenario_over scenario_restarts; do
+  for s in scenario_seed scenario_strict scenario_over scenario_restarts scenario_fault; do
     if time_left; then $s; else result "$s" SKIP "the tier's time budget ($BUDGET_S s) was spent"; fi
   done
 }

@@ -175,6 +175,7 @@ class Model:
         self.cuda, self.a = cuda, a
         k = {name: cuda.function(module, name) for name in
              ("make_data", "init_uniform", "gather", "gemm", "softmax_xent", "relu_backward", "col_sum", "sgd")}
+        self.kernels = k
         n, b, h = a.examples, a.batch_size, a.hidden
         f = lambda count: cuda.alloc(4 * count)
         self.x, self.y = f(n * PIXELS), f(n)
@@ -212,6 +213,12 @@ class Model:
         self.gather.set(5, (i * self.a.batch_size) % self.a.examples)
         for launch in self.forward + self.backward:
             launch()
+
+    def fault(self):
+        """Writes to an address no allocation holds (make_data aimed at 0xdead00000000) and waits: the GPU faults
+        (Xid 31, CUDA_ERROR_ILLEGAL_ADDRESS), which under MPS ends every client of the same server."""
+        Launch(self.cuda, self.kernels["make_data"], 1024 * PIXELS, Dev(0xDEAD00000000, 4), self.y, 1024, U32(1))()
+        self.cuda.call("cuCtxSynchronize")
 
     def batch_result(self):
         """Mean loss and accuracy of the last batch (copies back, so it waits for the GPU)."""
@@ -259,6 +266,7 @@ def parse(argv):
     p.add_argument("--log_every_s", type=float, default=2.0)
     p.add_argument("--cap_probe", action="store_true", help="allocate all that is free less 256 MiB, then 1 GiB more, and say what happened")
     p.add_argument("--grab_gib", type=float, default=0.0, help="hold this much GPU memory beyond the model while training")
+    p.add_argument("--fault_at_step", type=int, default=0, help="at this step, write to an illegal address (a faulting kernel)")
     p.add_argument("--mps_limit", default="", help="set CUDA_MPS_PINNED_DEVICE_MEM_LIMIT to this before CUDA starts")
     return p.parse_args(argv)
 
@@ -315,6 +323,9 @@ def main(argv):
         last_t, last_step = time.time(), 0
         for step in range(1, a.max_steps + 1):
             model.step(step - 1)
+            if step == a.fault_at_step:
+                say(f"fault: writing to an illegal address at step {step} at {time.time():.3f}")
+                model.fault()
             now = time.time()
             if now - last_t >= a.log_every_s or step == a.max_steps:
                 loss, acc = model.batch_result()

@@ -32,6 +32,9 @@ import java.util.logging.Logger;
  * {@code → UP} (answers; thread percentage and ceilings applied to the default and to every running server; health read
  * every {@code healthInterval}) {@code ⇄ STALLED} (stopped answering while it may have clients) and
  * {@code → BACKOFF} (it exited; relaunch after {@link Backoff#delay}); {@link #stop} leads to {@code STOPPING → STOPPED}.
+ * <b>Ready</b> while UP with no ceiling pending and at most one health read in a row that timed out: one slow read, or
+ * one that timed out while putting a setting back, is a loaded node, not a down daemon; the second miss in a row, or a
+ * read that found nobody on the pipe, is not ready; the {@code maxMissedHealthChecks}-th judges it (below).
  *
  * <p><b>Never kill a daemon that may have clients.</b> Killing the control daemon ends every client it serves, and any
  * process that can reach its pipe directory can make it stop answering by holding about 130 connections on its
@@ -55,6 +58,8 @@ import java.util.logging.Logger;
  */
 final class DaemonKeeper {
     private static final Logger LOG = Logger.getLogger(DaemonKeeper.class.getName());
+    /** Health reads in a row a daemon may miss and still be ready (docs/decisions/health-grace.md). */
+    static final int MISSES_TOLERATED = 1;
 
     enum Phase { STOPPED, STARTING, UP, STALLED, BACKOFF, STOPPING }
 
@@ -99,6 +104,7 @@ final class DaemonKeeper {
     private String lastError;
     private Instant lastErrorAt;
     private int missed;
+    private boolean unreachable; // one of the missed reads found nobody on the pipe: not slow, gone
     private String killedBecause;
     private List<SupervisorStatus.Server> servers = List.of();
     private List<Holder> stalledBy = List.of();
@@ -125,11 +131,16 @@ final class DaemonKeeper {
 
     long daemonPid() { return daemon == null ? -1 : daemon.pid(); }
 
-    /** Running, answered at the last check, every setting applied: new clients get their caps. */
+    /** Running, answering (see {@link #answering}), every setting applied: new clients get their caps. */
     boolean ready() { return answering() && pending.isEmpty(); }
 
-    /** UP and the last health read answered. */
-    boolean answering() { return phase == Phase.UP && missed == 0; }
+    /**
+     * UP, and its health reads answered but for at most {@link #MISSES_TOLERATED} in a row that timed out: a daemon on a
+     * loaded node is slow to answer now and then and answers the next read, while its servers go on capping their
+     * clients. The second miss in a row, or a read that found nobody on the pipe ({@code DAEMON_DOWN}), makes it not
+     * answering; a daemon that exits is not UP at once.
+     */
+    boolean answering() { return phase == Phase.UP && (missed == 0 || (missed <= MISSES_TOLERATED && !unreachable)); }
 
     long restarts() { return Math.max(0, launches - 1); }
 
@@ -328,6 +339,7 @@ final class DaemonKeeper {
         int g = ++generation;
         phase = Phase.STARTING;
         missed = 0;
+        unreachable = false;
         settingsApplied = false;
         d.onExit().whenComplete((code, err) -> parts.thread().execute(() -> onExit(g, code == null ? -1 : code)));
         schedule(() -> probe(g, 1), parts.timings().probeInterval());
@@ -365,6 +377,7 @@ final class DaemonKeeper {
             settingsApplied = true;
             upSince = parts.thread().now();
             missed = 0;
+            unreachable = false;
             servers = read;
             LOG.info(() -> name + ": MPS control daemon up, settings applied: active thread percentage "
                     + (wantThreads.isPresent() ? wantThreads.getAsInt() + " %" : "not set (MPS default 100 %)")
@@ -429,6 +442,7 @@ final class DaemonKeeper {
             }
         }
         missed = 0;
+        unreachable = false;
         servers = r.servers();
         r.applied().forEach(pending::remove);
         for (String line : r.restored()) {
@@ -441,6 +455,7 @@ final class DaemonKeeper {
 
     private void notAnswering(int g, MpsException e) {
         failed("health check: " + e.getMessage());
+        if (e.reason() == Reason.DAEMON_DOWN) unreachable = true;
         if (++missed >= parts.timings().maxMissedHealthChecks()) silent(g, "it stopped answering for " + missed + " health checks");
     }
 

@@ -26,7 +26,9 @@ import java.util.logging.Logger;
  * <p>Implementation notes. <b>Faults</b> (measured: one client's fatal fault takes every client of its server down at
  * the same instant, and the server refuses new clients until every faulted client process has exited; killing them all
  * at once let a new client in seconds later, no daemon restart needed): on a {@link Finding} the domain is FAULTED at
- * once, its servers' client lists are read and every client SIGKILLed in the same step; each later read kills any client
+ * once, its servers' client lists are read and every client SIGKILLed in the same step, and only then is the fault
+ * counted ({@code faults}, {@code lastFault} with the PIDs killed: one change, so the device plugin's Events name them);
+ * each later read kills any client
  * still listed, and the domain is SERVING again as soon as every killed process is gone (checked every
  * {@link #RECHECK}, without a control command). Signals that arrive for a fault in progress are added to it. <b>Drain</b>:
  * after DELETE the daemon quits at the first read that finds no client. <b>State</b> is derived: DOWN (no daemon, restart
@@ -153,7 +155,6 @@ final class Domain implements DaemonKeeper.Listener {
         }
         faulted = new Faulted(thread.now(), f.source());
         faulted.signals.addAll(signals);
-        faults++;
         owner.metrics().domainFaulted(id);
         LOG.warning(() -> "domain " + id + ": a server faulted (" + f.source() + ": " + signals.getFirst().detail()
                 + "): killing every client of its servers at once");
@@ -186,6 +187,7 @@ final class Domain implements DaemonKeeper.Listener {
         List<Long> clients = servers.stream().flatMap(s -> s.clients().stream()).filter(processes::alive).toList();
         for (long pid : clients) if (processes.kill(pid)) faulted.killed.add(pid);
         owner.metrics().clientsKilled(faulted.killed.size());
+        faults++; // counted with its record complete: a reader that sees the count grow reads when, from what, and whom it killed
         lastFault = record();
         LOG.warning(() -> "domain " + id + ": SIGKILL sent to the faulted clients " + faulted.killed);
         changed();

@@ -13,7 +13,8 @@ import java.util.List;
  * @param servers                its MPS servers' PIDs, as of the last health check
  * @param clients                every client PID of those servers
  * @param ceilingMiB             the server ceiling as applied (whole GiB)
- * @param faults                 faults seen since the domain was created (kept across supervisor restarts)
+ * @param faults                 faults since the domain was created (kept across supervisor restarts), each counted once
+ *                               its clients were killed, together with {@code lastFault}
  * @param lastFault              the latest fault, or null
  * @param stalledBy              while STALLED: the processes holding connections to its {@code control} socket, most first
  * @param lastError              the last thing that went wrong for this domain, or null

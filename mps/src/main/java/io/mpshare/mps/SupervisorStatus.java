@@ -10,7 +10,8 @@ import java.util.Optional;
  * (mps/README.md documents each field). Read it with {@link SupervisorStatusClient}. The top-level fields describe the
  * colour's node daemon ({@code <colour>/pipe}); {@code domains} the fault domains' daemons.
  *
- * @param daemonUp  the daemon process runs and answered on its pipe at the last check
+ * @param daemonUp  the daemon process runs (UP) and answers its health reads: at most one in a row timed out, none found
+ *                  nobody on the pipe
  * @param ready     daemonUp and every setting applied: new clients get their ceilings (the readiness marker exists)
  * @param phase     STOPPED, STARTING, UP, STALLED, BACKOFF or STOPPING
  * @param ceilingsMib per-GPU server ceiling (device ordinal → MiB) the supervisor enforces

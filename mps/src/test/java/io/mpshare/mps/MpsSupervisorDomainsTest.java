@@ -243,6 +243,33 @@ class MpsSupervisorDomainsTest {
         assertThat(node.processes().alive(b1)).isTrue();
     }
 
+    /**
+     * The node daemon's rule, per domain: one health read of a domain's daemon that timed out keeps the domain SERVING (a
+     * new pod of the domain is answered, not held up to its Allocate's wait and refused); the second in a row does not.
+     */
+    @Test void health_oneReadOfADomainDaemonTimedOut_staysServing_theSecondInARowDoesNot() {
+        put(A, spec(0, 1000, 4096, 50));
+        put(B, spec(0, 1001, 4096, 50));
+
+        daemon(A).failNext("get_server_list", MpsException.Reason.TIMEOUT);
+        health();
+        assertThat(domain(A).state()).isEqualTo(DomainState.SERVING);
+        CompletableFuture<DomainStatus> serving = supervisor.whenServing(A);
+        clock.runDue();
+        assertThat(serving).isCompleted();
+        health(); // answers
+
+        daemon(A).failNext("get_server_list", MpsException.Reason.TIMEOUT);
+        daemon(A).failNext("get_server_list", MpsException.Reason.TIMEOUT);
+        health();
+        health();
+        assertThat(domain(A).state()).isEqualTo(DomainState.STARTING);
+        assertThat(domain(B).state()).isEqualTo(DomainState.SERVING);
+
+        health();
+        assertThat(domain(A).state()).isEqualTo(DomainState.SERVING);
+    }
+
     /** F15 inside a domain: a tenant holding its own control socket stalls only its own domain, and nobody dies. */
     @Test void stall_heldControlSocket_stallsOnlyThatDomain_neverKilled_servesWhenTheHolderIsGone() {
         put(A, spec(0, 1000, 4096, 50));

@@ -237,6 +237,72 @@ class MpsSupervisorTest {
         assertThat(supervisor.status().clients()).containsExactly(4242L);
     }
 
+    /**
+     * A daemon on a loaded node is slow to answer one health read and answers the next: readiness (the marker, daemonUp,
+     * the gauge) holds through that one miss, so the device plugin does not turn every device Unhealthy for it; the
+     * second miss in a row drops it, and the next answer brings it back.
+     */
+    @Test void healthCheck_oneReadTimedOut_staysReady_theSecondInARowIsNotReady() {
+        startAndSettle();
+
+        mps.failNext("get_server_list", Reason.TIMEOUT);
+        clock.advance(config.healthInterval());
+        SupervisorStatus one = supervisor.status();
+        assertThat(one.lastError()).contains("health check").contains("injected failure"); // said, not hidden
+        assertThat(one.ready()).isTrue();
+        assertThat(one.daemonUp()).isTrue();
+        assertThat(marker()).exists();
+        assertThat(metricsText()).contains("mpshare_mps_daemon_up{colour=\"blue\"} 1.0");
+
+        clock.advance(config.healthInterval()); // answers
+        mps.failNext("get_server_list", Reason.TIMEOUT);
+        clock.advance(config.healthInterval());
+        assertThat(supervisor.status().ready()).as("a miss after an answer is a first miss again").isTrue();
+
+        mps.failNext("get_server_list", Reason.TIMEOUT);
+        clock.advance(config.healthInterval());
+        SupervisorStatus two = supervisor.status();
+        assertThat(two.phase()).isEqualTo("UP");
+        assertThat(two.ready()).isFalse();
+        assertThat(two.daemonUp()).isFalse();
+        assertThat(marker()).doesNotExist();
+
+        clock.advance(config.healthInterval());
+        assertThat(supervisor.status().ready()).isTrue();
+        assertThat(marker()).exists();
+        assertThat(launcher.starts()).hasSize(1);
+    }
+
+    /** A read that finds nobody on the pipe is not a slow daemon: not ready at once. */
+    @Test void healthCheck_nobodyOnThePipe_notReadyAtTheFirstMiss() {
+        startAndSettle();
+        mps.failNext("get_server_list", Reason.DAEMON_DOWN);
+        clock.advance(config.healthInterval());
+        assertThat(supervisor.status().ready()).isFalse();
+        assertThat(marker()).doesNotExist();
+        clock.advance(config.healthInterval());
+        assertThat(supervisor.status().ready()).isTrue();
+    }
+
+    /** The read that puts a raised ceiling back keeps the daemon ready, and so does one that timed out while doing it. */
+    @Test void healthCheck_puttingACeilingBack_readyThroughout_evenWhenThatReadTimesOut() {
+        startAndSettle();
+        long server = mps.connectClient(4242);
+        clock.advance(config.healthInterval());
+        mps.setServerPinnedMemLimit(server, 0, 102400); // a client of the server's UID raised it
+        mps.failNext("set_device_pinned_mem_limit " + server, Reason.TIMEOUT);
+
+        clock.advance(config.healthInterval());
+        assertThat(mps.serverPinnedMemLimit(server, 0)).isEqualTo(102400); // the put-back timed out
+        assertThat(supervisor.status().ready()).isTrue();
+        assertThat(marker()).exists();
+
+        clock.advance(config.healthInterval());
+        assertThat(mps.serverPinnedMemLimit(server, 0)).isEqualTo(8192);
+        assertThat(supervisor.status().ready()).isTrue();
+        assertThat(marker()).exists();
+    }
+
     @Test void healthCheck_silentWithoutClients_restartedAndSaysWhy() {
         startAndSettle();
         mps.crash(); // process alive, pipe dead, no MPS server: nothing runs on it

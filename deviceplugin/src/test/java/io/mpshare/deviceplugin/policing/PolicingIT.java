@@ -320,6 +320,7 @@ class PolicingIT {
         await("the renamed process killed", () -> killed.contains(102L));
         await("a rogue-process warning on the hog", () -> hasEvent("hog", "RogueGpuProcess"));
         var policer = node.policer().orElseThrow().policer();
+        await("the cycle that killed it reported", () -> policer.lastReport().isPresent());   // the kill comes inside a cycle, its report at the end
         Instant seen = policer.lastReport().orElseThrow().snapshot().at();
         await("a later cycle", () -> policer.lastReport().orElseThrow().snapshot().at().isAfter(seen));
         assertThat(policer.lastReport().orElseThrow().snapshot().gpus().getFirst().processes())

@@ -1,6 +1,7 @@
 package io.mpshare.e2e.node;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.mpshare.core.Names;
 import io.mpshare.deviceplugin.kubelet.PodResourcesClient;
@@ -19,19 +20,24 @@ import java.util.stream.Collectors;
 final class PodOps {
     private final RealNode node;
     private final KubernetesClient api;
+    private final String namespace;
 
-    PodOps(RealNode node) {
+    PodOps(RealNode node) { this(node, "default"); }
+
+    /** The pods of {@code namespace}. */
+    PodOps(RealNode node, String namespace) {
         this.node = node;
         this.api = node.api();
+        this.namespace = namespace;
     }
 
-    Pod create(Pod p) { return api.pods().inNamespace("default").resource(p).create(); }
+    Pod create(Pod p) { return api.pods().inNamespace(namespace).resource(p).create(); }
 
     Pod reporter(String name, int gib) throws IOException {
-        return create(TestPods.reporter(name, gib, node.schedulerName(), node.outDir()));
+        return create(new PodBuilder(TestPods.reporter(name, gib, node.schedulerName(), node.outDir())).editMetadata().withNamespace(namespace).endMetadata().build());
     }
 
-    Pod get(String name) { return api.pods().inNamespace("default").withName(name).get(); }
+    Pod get(String name) { return api.pods().inNamespace(namespace).withName(name).get(); }
 
     boolean running(String name) {
         Pod p = get(name);
@@ -47,11 +53,11 @@ final class PodOps {
         return Waits.until(limit, () -> running(name), () -> describe(name));
     }
 
-    /** Deletes every pod of the default namespace at once and waits until they are gone. */
+    /** Deletes every pod of the namespace at once and waits until they are gone. */
     void deleteAll() throws InterruptedException {
-        api.pods().inNamespace("default").withGracePeriod(0).delete();
-        Waits.until(Duration.ofSeconds(60), () -> api.pods().inNamespace("default").list().getItems().isEmpty(),
-                () -> "pods left: " + api.pods().inNamespace("default").list().getItems().stream().map(p -> p.getMetadata().getName()).toList());
+        api.pods().inNamespace(namespace).withGracePeriod(0).delete();
+        Waits.until(Duration.ofSeconds(60), () -> api.pods().inNamespace(namespace).list().getItems().isEmpty(),
+                () -> "pods left: " + api.pods().inNamespace(namespace).list().getItems().stream().map(p -> p.getMetadata().getName()).toList());
     }
 
     /**

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,6 +37,8 @@ final class RealNode implements AutoCloseable {
     private Kubelet kubelet;
     private Daemon mpsControl;
     private Daemon devicePlugin;
+    private String strategy = "device-specs";
+    private List<String> extraPluginArgs = List.of();
 
     private RealNode(Path dir, ClusterAccess cluster, Mpshare mpshare, NodeRuntime runtime) throws IOException {
         this.dir = dir;
@@ -87,22 +90,29 @@ final class RealNode implements AutoCloseable {
                 "--health-interval-seconds", "1", "--force-quit"), Map.of(), dir.resolve("logs/mps-control.log"));
     }
 
+    /** The device plugin with the strategy and extra flags it was last started with (device-specs, none at first). */
     void startDevicePlugin() throws IOException {
-        startDevicePlugin("device-specs");
+        startDevicePlugin(strategy, extraPluginArgs);
     }
 
     /**
      * The device plugin on the fake GPUs with a device-list strategy: device-specs (the tier's) and cdi find the driver's
-     * files in {@link #driverRoot()}; cdi writes its spec to {@link #cdiSpecDir()}.
+     * files in {@link #driverRoot()}; cdi writes its spec to {@link #cdiSpecDir()}. {@code extra}: further flags (e.g.
+     * the chart's {@code --fault-domain-default=tenant}), kept for later starts until changed.
      */
-    void startDevicePlugin(String strategy) throws IOException {
-        devicePlugin = mpshare.start("device-plugin", List.of("device-plugin", "--node-name", NAME, "--fake-gpus", GPUS + "x143771",
+    void startDevicePlugin(String strategy, List<String> extra) throws IOException {
+        this.strategy = strategy;
+        this.extraPluginArgs = List.copyOf(extra);
+        var args = new ArrayList<>(List.of("device-plugin", "--node-name", NAME, "--fake-gpus", GPUS + "x143771",
                 "--run-dir", runDir().toString(), "--pod-resources-socket", kubelet.podResourcesSocket().toString(),
                 "--metrics-port", Integer.toString(Kubelet.freePort()), "--device-list-strategy", strategy,
-                "--driver-root", driverRoot().toString(), "--dev-root", driverRoot().toString(), "--cdi-spec-dir", cdiSpecDir().toString(),
-                // the tier's pods are the seed's shape, served by the colour's node daemon (the agent's default is tenant)
-                "--fault-domain-default", "node"),
-                Map.of("KUBECONFIG", cluster.devicePluginKubeconfig().toString(), "NODE_NAME", NAME), dir.resolve("logs/device-plugin.log"));
+                "--driver-root", driverRoot().toString(), "--dev-root", driverRoot().toString(), "--cdi-spec-dir", cdiSpecDir().toString()));
+        // the tier's pods are the seed's shape, served by the colour's node daemon (the agent's default is tenant),
+        // unless the scenario gives its own kind
+        if (extra.stream().noneMatch(a -> a.startsWith("--fault-domain-default"))) args.addAll(List.of("--fault-domain-default", "node"));
+        args.addAll(extra);
+        devicePlugin = mpshare.start("device-plugin", args, Map.of("KUBECONFIG", cluster.devicePluginKubeconfig().toString(), "NODE_NAME", NAME),
+                dir.resolve("logs/device-plugin.log"));
     }
 
     /**
@@ -127,13 +137,23 @@ final class RealNode implements AutoCloseable {
 
     /** SIGTERM the device plugin and start it again (what a DaemonSet rollout does to its process). */
     void restartDevicePlugin() throws IOException, InterruptedException {
-        restartDevicePlugin("device-specs");
+        restartDevicePlugin(strategy, extraPluginArgs);
     }
 
-    /** As {@link #restartDevicePlugin()}, with another device-list strategy. */
-    void restartDevicePlugin(String strategy) throws IOException, InterruptedException {
+    /** As {@link #restartDevicePlugin()}, with another device-list strategy and extra flags. */
+    void restartDevicePlugin(String strategy, List<String> extra) throws IOException, InterruptedException {
         devicePlugin.close();
-        startDevicePlugin(strategy);
+        startDevicePlugin(strategy, extra);
+    }
+
+    /** {@link #restartDevicePlugin(String, List)}, then waits until kubelet has its registration and all devices Healthy. */
+    void reregisterDevicePlugin(String strategy, List<String> extra) throws IOException, InterruptedException {
+        KubeletLog log = new KubeletLog(kubelet.log());
+        long mark = log.mark();
+        restartDevicePlugin(strategy, extra);
+        Waits.until(Duration.ofSeconds(90), () -> log.registrations(Names.RESOURCE_GPU_MEM, mark) > 0
+                && log.lastHealthy(Names.RESOURCE_GPU_MEM, mark).orElse(0) == GPUS * UNITS_PER_GPU,
+                () -> "plugin (" + strategy + " " + extra + ") not registered again:\n" + devicePlugin.tail(20));
     }
 
     /** Stops kubelet (containers keep running) without starting it again. */
@@ -185,6 +205,16 @@ final class RealNode implements AutoCloseable {
     }
 
     Path readyMarker() { return runDir().resolve("blue/ready"); }
+
+    /** The host PID of a running container's init process ({@code ctr tasks ls}), as the supervisor sees it (hostPID). */
+    long containerPid(String containerId) throws IOException, InterruptedException {
+        String id = containerId.replaceFirst("^containerd://", "");
+        for (String line : runtime.containerd().ctr("tasks", "ls").split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 2 && f[0].equals(id)) return Long.parseLong(f[1]);
+        }
+        throw new IllegalStateException("containerd runs no task for container " + id);
+    }
 
     private Path brokenFlag() { return dir.resolve("bin/broken"); }
 
