@@ -157,6 +157,10 @@ class ChartTest {
         assertThat(Rendered.container(pod, "extender").getArgs()).contains("scheduler-extender", "--port=" + Names.EXTENDER_PORT,
                 "--verbs-from=loopback", "--scheduler-name=" + Names.SCHEDULER_NAME,
                 "--policy=" + Names.DEFAULT_PLACEMENT_POLICY); // the policy simulate's report names as the extender's
+        // the same fault-domain default as the device plugin's: placement follows the daemons the plugin will run
+        assertThat(Rendered.container(pod, "extender").getArgs()).contains("--fault-domain-default=tenant");
+        assertThat(Rendered.container(defaults.one(DaemonSet.class, FULL + "-device-plugin").getSpec().getTemplate().getSpec(), "device-plugin")
+                .getArgs()).contains("--fault-domain-default=tenant");
         assertThat(Rendered.container(pod, "kube-scheduler").getCommand()).contains("--config=/etc/mpshare/scheduler-config.yaml");
         assertThat(Rendered.container(pod, "extender").getReadinessProbe().getHttpGet().getPath()).isEqualTo(Names.EXTENDER_PREFIX + "/readyz");
         // the verbs and inspect listen on loopback: kubelet's probes and the metrics scrape use the probes' port
@@ -196,15 +200,19 @@ class ChartTest {
         assertThat(verbs).containsEntry("namespaces", List.of("get", "list", "watch"));
     }
 
-    /** The extender's own role: it reads pods and nodes, creates Bindings (annotations inside) and patches pods (the requeue note). */
+    /**
+     * The extender's own role: it reads pods, nodes and namespaces (their fault-domain label), creates Bindings (annotations
+     * inside) and patches pods (the requeue note).
+     */
     @Test
-    void scheduler_extenderRole_readsPodsAndNodes_writesBindingsAndPatchesPods() {
+    void scheduler_extenderRole_readsPodsNodesAndNamespaces_writesBindingsAndPatchesPods() {
         ClusterRole role = defaults.one(ClusterRole.class, FULL + "-scheduler-extender");
         Map<String, List<String>> verbs = new java.util.TreeMap<>();
         for (var rule : role.getRules())
             for (String res : rule.getResources()) verbs.computeIfAbsent(res, k -> new ArrayList<>()).addAll(rule.getVerbs());
         assertThat(verbs).containsOnly(
                 Map.entry("nodes", List.of("get", "list", "watch")),
+                Map.entry("namespaces", List.of("get", "list", "watch")),
                 Map.entry("pods", List.of("get", "list", "watch", "patch")),
                 Map.entry("pods/binding", List.of("create")),
                 Map.entry("bindings", List.of("create")));

@@ -77,9 +77,9 @@ public final class DevicePluginCommand implements Callable<Integer> {
     @Option(names = "--fake-gpus", paramLabel = "MIB[,MIB...]", description = "run without a GPU: fake GPUs of these sizes in MiB instead of NVML, "
             + "e.g. 12036,16384,81559, or 2x143771 for two H200s (docs/quickstart.md)") String fakeGpus;
     @Option(names = "--fake-gpu-model", defaultValue = "NVIDIA H200", paramLabel = "NAME", description = "with --fake-gpus: the model name the fake GPUs report (default ${DEFAULT-VALUE})") String fakeGpuModel;
-    @Option(names = "--fault-domain-default", defaultValue = "node", paramLabel = "KIND", description = "the MPS fault-domain kind of namespaces without the "
+    @Option(names = "--fault-domain-default", defaultValue = "tenant", paramLabel = "KIND", description = "the MPS fault-domain kind of namespaces without the "
             + "mpshare.io/fault-domain label: tenant (a daemon per namespace and client UID on a GPU), pod (a daemon per pod) or node (the colour's one "
-            + "daemon); the chart sets tenant (default ${DEFAULT-VALUE}: docs/device-plugin.md, \"Fault domains\")") String faultDomainDefault;
+            + "daemon); give the scheduler extender the same (default ${DEFAULT-VALUE}: docs/device-plugin.md, \"Fault domains\")") String faultDomainDefault;
     @Option(names = "--domain-wait", defaultValue = "5s", paramLabel = "DURATION", description = "how long Allocate waits, off kubelet's event loop, "
             + "for a pod's MPS domain to serve before it refuses the container (0-60 s; default ${DEFAULT-VALUE})") String domainWait;
     @Option(names = "--domain-fault-health", defaultValue = "domain", paramLabel = "domain|gpu", description = "what a faulted MPS domain closes: "

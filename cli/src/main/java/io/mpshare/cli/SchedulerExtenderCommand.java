@@ -5,6 +5,7 @@ import io.mpshare.cli.kube.KubeConnector;
 import io.mpshare.cli.kube.KubeOptions;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
+import io.mpshare.core.isolation.FaultDomains.Kind;
 import io.mpshare.scheduler.ExtenderConfig;
 import io.mpshare.scheduler.SchedulerExtender;
 import io.mpshare.scheduler.http.HttpOptions;
@@ -33,6 +34,9 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
     @Option(names = "--uid-rule", negatable = true, defaultValue = "true", fallbackValue = "true", arity = "0..1",
             description = "refuse nodes whose MPS daemon serves another known runAsUser (MPS runs one UID at a time; pods of unknown UID are not judged);"
                     + " on by default, --no-uid-rule or --uid-rule=false turns it off") boolean uidRule;
+    @Option(names = "--fault-domain-default", defaultValue = "tenant", paramLabel = "KIND", description = "the MPS fault-domain kind of namespaces without the "
+            + Names.LABEL_FAULT_DOMAIN + " label, as the device plugin's --fault-domain-default (give both the same): the UID rule judges only pods of node kind"
+            + " (one daemon for the node); tenant and pod kinds share GPUs by room and prefer GPUs their domain already runs on (default ${DEFAULT-VALUE})") String faultDomainDefault;
     @Option(names = "--gpu-mem-unit", defaultValue = "GiB", description = "unit of " + Names.RESOURCE_GPU_MEM + ": GiB or MiB (default ${DEFAULT-VALUE})") String unit;
     @Option(names = "--context-reserve-mib", defaultValue = "" + Names.DEFAULT_CONTEXT_RESERVE_MIB, description = "CUDA context reserve per container per GPU (default ${DEFAULT-VALUE})") long reserveMib;
     @Option(names = "--assume-ttl", defaultValue = "PT5M", description = "keep an unconfirmed booking this long before it may expire, ISO-8601 (default ${DEFAULT-VALUE})") Duration assumeTtl;
@@ -81,7 +85,16 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
                 .withGuards(holdTtl, recheckNodes, httpOptions(), schedulerNames.contains("*") ? Set.of() : Set.copyOf(schedulerNames))
                 .withStart(syncTimeout, version())
                 .withProbesAndRequeue(probePort, requeueRate)
-                .withShortlist(shortlist);
+                .withShortlist(shortlist)
+                .withFaultDomainDefault(faultDomainKind());
+    }
+
+    private Kind faultDomainKind() {
+        try {
+            return Kind.parseOrThrow(faultDomainDefault, "--fault-domain-default");
+        } catch (IllegalArgumentException e) {
+            throw CliFailure.usage(e.getMessage());
+        }
     }
 
     private HttpOptions httpOptions() {

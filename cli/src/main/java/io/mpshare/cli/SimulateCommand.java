@@ -98,6 +98,10 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--backfill", paramLabel = "N", description = "Pods behind a waiting queue head that may be tried each pass; 0 for strict FIFO (default: ${DEFAULT-VALUE}).")
     int backfill = Scenario.DEFAULT_BACKFILL;
 
+    @Option(names = "--tenants", paramLabel = "N", description = "Tenants the pods belong to, each in an MPS fault domain of its own (tenant kind):"
+            + " placement prefers GPUs where a pod's domain already runs, as the extender does, and the report counts MPS daemons per GPU (default: ${DEFAULT-VALUE}: one daemon per GPU).")
+    int tenants = 1;
+
     @Option(names = "--threads", paramLabel = "N", description = "Runs in parallel (default: the number of CPUs).")
     int threads = Runtime.getRuntime().availableProcessors();
 
@@ -137,7 +141,7 @@ public final class SimulateCommand implements Callable<Integer> {
             throw CliFailure.failed("cannot read " + trace + ": " + e.getMessage());
         }
         var cluster = new ClusterShape(nodes, gpusPerNode, gpuMib, gpuMib == ClusterShape.H200_MIB ? "NVIDIA H200" : "GPU");
-        var scenario = new Scenario(cluster, workload, backfill);
+        var scenario = new Scenario(cluster, workload, backfill, tenants);
         List<SharingModel> models = Models.of(policies, reserveMib, slices, workload);
         long start = nanoTime.getAsLong();
         Simulation.Result result = Simulation.run(scenario, models, quiet ? Progress.NONE : new ProgressPrinter(stderr, nanoTime), threads);
@@ -148,6 +152,7 @@ public final class SimulateCommand implements Callable<Integer> {
                 new String[]{"workload", workload.description()},
                 new String[]{"queue", backfill == 0 ? "strict FIFO" : "FIFO with backfill of up to " + backfill + " pods behind the head"},
                 new String[]{"context reserve", reserveMib + " MiB per pod per GPU (sharing policies)"},
+                new String[]{"tenants", tenants == 1 ? "one (one MPS daemon per GPU)" : tenants + ", each in a tenant fault domain (an MPS daemon per tenant per GPU)"},
                 new String[]{"simulated", String.format(Locale.ROOT, "%,d pods, %d runs in %.1f s", workload.size(), models.size() * 2, seconds)});
         try {
             Path parent = out.toAbsolutePath().getParent();
@@ -173,6 +178,7 @@ public final class SimulateCommand implements Callable<Integer> {
         if (slices < 1 || slices > 100) throw new ParameterException(cl, "--slices must be 1-100, got " + slices);
         if (reserveMib < 0 || reserveMib >= gpuMib) throw new ParameterException(cl, "--reserve-mib must be 0 or more and below the GPU's memory, got " + reserveMib);
         if (backfill < 0) throw new ParameterException(cl, "--backfill must be >= 0, got " + backfill);
+        if (tenants < 1 || tenants > Scenario.MAX_TENANTS) throw new ParameterException(cl, "--tenants must be 1-" + Scenario.MAX_TENANTS + ", got " + tenants);
         if (threads < 1 || threads > 256) throw new ParameterException(cl, "--threads must be 1-256, got " + threads);
         if (policies.isEmpty()) throw new ParameterException(cl, "--policies needs at least one of " + String.join(", ", Models.ALL));
         if (trace != null && (size.pods != null || size.durationMs != null))

@@ -1,6 +1,7 @@
 package io.mpshare.cli;
 
 import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.isolation.FaultDomains.Kind;
 import io.mpshare.scheduler.ExtenderConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -60,6 +61,15 @@ class SchedulerExtenderCommandTest {
         assertEquals(0.0, probes.requeueRate(), "0 wakes no refused pod");
         assertEquals(ExtenderConfig.DEFAULT_REQUEUE_RATE, parsed().config().requeueRate());
         assertEquals(0, parsed().config().probePort(), "no probes' port unless asked");
+    }
+
+    /** The kind of unlabelled namespaces: tenant by default (the device plugin's too), any kind given, a bad one named in one line. */
+    @Test
+    void faultDomainDefault_tenantByDefault_badKindSaysWhatToWrite() {
+        assertEquals(Kind.TENANT, parsed().config().faultDomainDefault());
+        assertEquals(Kind.NODE, parsed("--fault-domain-default=node").config().faultDomainDefault());
+        CliFailure e = assertThrows(CliFailure.class, () -> parsed("--fault-domain-default=team").config());
+        assertEquals("--fault-domain-default must be tenant, pod or node, not 'team'", e.getMessage());
     }
 
     @Test

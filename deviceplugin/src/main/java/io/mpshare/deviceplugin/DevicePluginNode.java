@@ -16,7 +16,7 @@ import io.mpshare.core.isolation.FaultSuspects;
 import io.mpshare.deviceplugin.cluster.BookingRefusals;
 import io.mpshare.deviceplugin.cluster.DomainsPublisher;
 import io.mpshare.deviceplugin.cluster.KubeEvents;
-import io.mpshare.deviceplugin.cluster.NamespaceKinds;
+import io.mpshare.kube.NamespaceKinds;
 import io.mpshare.deviceplugin.cluster.InventoryPublisher;
 import io.mpshare.deviceplugin.cluster.NodePodCache;
 import io.mpshare.deviceplugin.cluster.NodeView;

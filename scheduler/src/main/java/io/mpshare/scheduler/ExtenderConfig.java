@@ -2,6 +2,7 @@ package io.mpshare.scheduler;
 
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
+import io.mpshare.core.isolation.FaultDomains.Kind;
 import io.mpshare.scheduler.http.HttpOptions;
 
 import java.time.Duration;
@@ -34,11 +35,15 @@ import java.util.Set;
  * @param shortlist      a filter keeps at most this many nodes, those the placement policy ranks best, so that
  *                       kube-scheduler scores and sends to prioritize only them (docs/decisions/filter-shortlist.md);
  *                       0: every node that fits
+ * @param faultDomainDefault the MPS fault-domain kind of namespaces without the {@code mpshare.io/fault-domain} label,
+ *                       the device plugin's {@code --fault-domain-default} (the chart passes one value to both): which
+ *                       pods the UID rule judges and which share a daemon (docs/decisions/domain-aware-placement.md)
  */
 public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String policy, boolean uidRule,
                              Duration assumeTtl, Duration expiryPeriod, int httpThreads,
                              Duration holdTtl, int recheckNodes, HttpOptions http, Set<String> schedulerNames,
-                             Duration syncTimeout, String version, int probePort, double requeueRate, int shortlist) {
+                             Duration syncTimeout, String version, int probePort, double requeueRate, int shortlist,
+                             Kind faultDomainDefault) {
     /** The default hold: far above the milliseconds between prioritize and bind, short enough that an unused hold costs little. */
     public static final Duration DEFAULT_HOLD_TTL = Duration.ofSeconds(5);
     public static final int DEFAULT_RECHECK_NODES = 8;
@@ -49,12 +54,15 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
     public static final int DEFAULT_SHORTLIST = 32;
     /** The most a shortlist may be set to. */
     public static final int MAX_SHORTLIST = 100_000;
+    /** The strict default (docs/decisions/fault-domains.md): a daemon per namespace and client UID on each GPU. */
+    public static final Kind DEFAULT_FAULT_DOMAIN = Kind.TENANT;
 
     /** The placement and expiry settings; the guards and the rest as {@link #defaults()} has them, and no shortlist (every node that fits is kept). */
     public ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String policy, boolean uidRule,
                           Duration assumeTtl, Duration expiryPeriod, int httpThreads) {
         this(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads,
-                DEFAULT_HOLD_TTL, DEFAULT_RECHECK_NODES, HttpOptions.defaults(), Set.of(), DEFAULT_SYNC_TIMEOUT, "dev", 0, DEFAULT_REQUEUE_RATE, 0);
+                DEFAULT_HOLD_TTL, DEFAULT_RECHECK_NODES, HttpOptions.defaults(), Set.of(), DEFAULT_SYNC_TIMEOUT, "dev", 0, DEFAULT_REQUEUE_RATE, 0,
+                DEFAULT_FAULT_DOMAIN);
     }
 
     public ExtenderConfig {
@@ -77,6 +85,7 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
         // one node kept would make kube-scheduler skip prioritize, where the pipelining hold is taken
         if (shortlist < 0 || shortlist == 1 || shortlist > MAX_SHORTLIST)
             throw new IllegalArgumentException("shortlist must be 0 (every node that fits) or 2 to " + MAX_SHORTLIST + ", got " + shortlist);
+        Objects.requireNonNull(faultDomainDefault, "faultDomainDefault");
     }
 
     public static ExtenderConfig defaults() {
@@ -86,13 +95,13 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
 
     public ExtenderConfig withPort(int p) {
         return new ExtenderConfig(p, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, syncTimeout, version, probePort, requeueRate, shortlist);
+                schedulerNames, syncTimeout, version, probePort, requeueRate, shortlist, faultDomainDefault);
     }
 
     /** The same with a probes' port (0: none) and the rate refused pods are woken at (0: never). */
     public ExtenderConfig withProbesAndRequeue(int probes, double rate) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, syncTimeout, version, probes, rate, shortlist);
+                schedulerNames, syncTimeout, version, probes, rate, shortlist, faultDomainDefault);
     }
 
     /**
@@ -101,18 +110,24 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
      */
     public ExtenderConfig withGuards(Duration hold, int recheck, HttpOptions options, Set<String> schedulers) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, hold, recheck, options,
-                schedulers, syncTimeout, version, probePort, requeueRate, shortlist);
+                schedulers, syncTimeout, version, probePort, requeueRate, shortlist, faultDomainDefault);
+    }
+
+    /** The same with the fault-domain kind of unlabelled namespaces. */
+    public ExtenderConfig withFaultDomainDefault(Kind kind) {
+        return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
+                schedulerNames, syncTimeout, version, probePort, requeueRate, shortlist, kind);
     }
 
     /** The same with how long start waits for the informers, and the version it reports. */
     public ExtenderConfig withStart(Duration sync, String v) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, sync, v, probePort, requeueRate, shortlist);
+                schedulerNames, sync, v, probePort, requeueRate, shortlist, faultDomainDefault);
     }
 
     /** The same with the filter's shortlist (0: every node that fits). */
     public ExtenderConfig withShortlist(int n) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, syncTimeout, version, probePort, requeueRate, n);
+                schedulerNames, syncTimeout, version, probePort, requeueRate, n, faultDomainDefault);
     }
 }

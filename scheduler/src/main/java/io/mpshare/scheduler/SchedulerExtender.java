@@ -13,6 +13,7 @@ import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.core.policy.SpreadPolicy;
 import io.mpshare.kube.Fabric8PodApi;
+import io.mpshare.kube.NamespaceKinds;
 import io.mpshare.kube.PodLists;
 import io.mpshare.scheduler.bind.BindChecks;
 import io.mpshare.scheduler.bind.Binder;
@@ -61,6 +62,7 @@ public final class SchedulerExtender implements AutoCloseable {
     private final PipelineHolds holds;
     private final ExtenderConfig config;
     private final AskReader asks;
+    private final NamespaceKinds kinds;
     private final Nominations nominations;
     private final PendingPods pending;
     private final BindChecks checks;
@@ -72,7 +74,9 @@ public final class SchedulerExtender implements AutoCloseable {
         this.config = config;
         this.ledger = new Ledger(clock, config.assumeTtl());
         var engine = new PlacementEngine(ledger, policy);
-        this.asks = new AskReader(config.unit(), new DemandResolver(config.reserveMib(), config.unit()));
+        // the fault-domain kind of each namespace, as the device plugin reads it: which pods the UID rule judges, which share a daemon
+        this.kinds = new NamespaceKinds(client, config.faultDomainDefault());
+        this.asks = new AskReader(config.unit(), new DemandResolver(config.reserveMib(), config.unit()), kinds);
         this.holds = new PipelineHolds(engine, clock, config.holdTtl());
         // preemption: priorities and nominated pods from the pod informer, victims per GPU, nominees' room held in
         // filter, prioritize and bind
@@ -86,7 +90,7 @@ public final class SchedulerExtender implements AutoCloseable {
         this.timers = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("extender-expiry").daemon(true).factory());
         BiConsumer<PodKey, GpuDemand> seen = (k, d) -> { };
         if (policy instanceof LearnedFragmentationPolicy learned) seen = learned::observe; // the default policy learns its task mix
-        this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod(), seen, checks::accepts);
+        this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod(), seen, checks::accepts, asks);
         if (policy instanceof LearnedFragmentationPolicy learned) { // and reads host CPU and memory from the same informers
             view.addNodeHandler(learned.host().nodeEvents());
             view.addPodHandler(learned.host().podEvents());
@@ -139,6 +143,8 @@ public final class SchedulerExtender implements AutoCloseable {
     /** Serves HTTP, then syncs the informers and rebuilds the ledger (readyz turns 200 after that). */
     public void start() throws TimeoutException, InterruptedException {
         http.start();
+        // namespaces first: a booking restored before its namespace is listed would get the default kind
+        kinds.start(Duration.ofMinutes(10)).awaitSynced(config.syncTimeout());
         view.start(config.syncTimeout());
         if (holds.enabled()) { // unclaimed holds (a pod kube-scheduler did not bind after all) go back after their TTL
             long every = Math.max(100, config.holdTtl().toMillis() / 4);
@@ -168,6 +174,7 @@ public final class SchedulerExtender implements AutoCloseable {
         http.close();
         if (requeue != null) requeue.close();
         view.close();
+        kinds.close();
         timers.shutdownNow();
     }
 }

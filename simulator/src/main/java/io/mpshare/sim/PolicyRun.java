@@ -1,5 +1,6 @@
 package io.mpshare.sim;
 
+import io.mpshare.core.isolation.FaultDomains.Kind;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.AssumeResult;
 import io.mpshare.core.ledger.Ledger;
@@ -9,6 +10,7 @@ import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodInfo;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.core.model.ServingDomain;
 import io.mpshare.core.policy.Evaluation;
 import io.mpshare.core.policy.PlacementEngine;
 import io.mpshare.sim.model.SharingModel;
@@ -40,6 +42,8 @@ import java.util.TreeMap;
  * <li>Elastic mode adds a node whenever a pod fits nowhere, so nothing waits: its peak GPUs in use is the
  *     number of GPUs this model needs to run the workload without pending.</li>
  * <li>Metrics are kept per GPU and summed incrementally; integrals are taken between events.</li>
+ * <li>With several tenants ({@link Scenario#tenants}) each one-GPU pod is in its tenant's fault domain, so placement
+ *     weighs one more MPS daemon on a GPU as the extender does; daemons per GPU in use are counted from the ledger.</li>
  * <li>The ledger's clock is the simulated time. Not thread-safe; one instance per run.</li>
  * </ul>
  */
@@ -76,7 +80,9 @@ final class PolicyRun {
     private long[] gpuReserve = new long[0];
     private int[] gpuPods = new int[0];
     private long[] gpuStranded = new long[0];
-    private int inUse, peakInUse;
+    private int[] gpuDaemons = new int[0];
+    private int inUse, peakInUse, daemonsTotal, peakDaemons;
+    private double daemonsInt;
     private long requestedTotal, reserveTotal, strandedTotal;
     private double inUseInt, capInt, requestedInt, reserveInt, strandedInt;
     private long lastT = -1, firstT = -1;
@@ -120,7 +126,7 @@ final class PolicyRun {
             long key = p.memMib() * 16_384 + p.corePercent() * 128L + p.gpuCount();
             Object r = cache.computeIfAbsent(key, k -> resolve(resolver, empty, p));
             if (r instanceof GpuDemand d) {
-                demand[p.id()] = d;
+                demand[p.id()] = scenario.tenants() == 1 ? d : d.withDomain(new ServingDomain(Kind.TENANT, "tenant-" + scenario.tenantOf(p.id())));
                 placeable++;
                 minChargeMib = Math.min(minChargeMib, d.chargeMib());
                 minCore = Math.min(minCore, d.chargeCore());
@@ -223,6 +229,7 @@ final class PolicyRun {
             gpuReserve = Arrays.copyOf(gpuReserve, cap);
             gpuPods = Arrays.copyOf(gpuPods, cap);
             gpuStranded = Arrays.copyOf(gpuStranded, cap);
+            gpuDaemons = Arrays.copyOf(gpuDaemons, cap);
         }
         return node;
     }
@@ -248,6 +255,10 @@ final class PolicyRun {
             long stranded = gpuPods[g] == 0 ? 0 : Math.max(0, s.freeMib(pos) - model.usableFreeMib(s, pos, minChargeMib, minCore));
             strandedTotal += stranded - gpuStranded[g];
             gpuStranded[g] = stranded;
+            int daemons = s.domainsOn(pos);
+            daemonsTotal += daemons - gpuDaemons[g];
+            gpuDaemons[g] = daemons;
+            peakDaemons = Math.max(peakDaemons, daemons);
         }
         peakInUse = Math.max(peakInUse, inUse);
     }
@@ -266,6 +277,7 @@ final class PolicyRun {
         requestedInt += requestedTotal * dt;
         reserveInt += reserveTotal * dt;
         strandedInt += strandedTotal * dt;
+        daemonsInt += daemonsTotal * dt;
         lastT = t;
         now = t;
     }
@@ -279,7 +291,7 @@ final class PolicyRun {
                 Collections.unmodifiableMap(rejectReasons), peakInUse, inUseInt / span,
                 capInt == 0 ? 0 : requestedInt / capInt, capInt == 0 ? 0 : reserveInt / capInt,
                 capInt == 0 ? 0 : strandedInt / capInt, strandedInt / span, w, Math.max(0, lastT),
-                series.build(stepMs));
+                series.build(stepMs), inUseInt == 0 ? 0 : daemonsInt / inUseInt, peakDaemons);
     }
 
     /** The ledger's clock: simulated time. */

@@ -20,11 +20,15 @@ import java.util.Map;
  * @param meanStrandedMib   time-weighted mean stranded free memory
  * @param waitsMs           each placed pod's pending time (placement - arrival), sorted ascending
  * @param endMs             time of the last event
+ * @param meanDaemonsPerGpu MPS daemons (fault domains with pods) per GPU in use, time-weighted: 1 when every GPU
+ *                          serves one domain; more where tenants share GPUs and their servers time-slice
+ * @param peakDaemonsPerGpu most daemons on one GPU at any moment
  */
 public record RunResult(String modelId, String label, boolean elastic, int nodes, int nodesUsed, boolean elasticEquivalent, int gpusPerNode,
                         int pods, int placed, int rejected, Map<String, Integer> rejectReasons,
                         int peakGpusInUse, double meanGpusInUse, double memUtilisation, double reserveShare,
-                        double strandedShare, double meanStrandedMib, long[] waitsMs, long endMs, Series series) {
+                        double strandedShare, double meanStrandedMib, long[] waitsMs, long endMs, Series series,
+                        double meanDaemonsPerGpu, int peakDaemonsPerGpu) {
 
     public int gpus() { return nodes * gpusPerNode; }
 
@@ -32,7 +36,8 @@ public record RunResult(String modelId, String label, boolean elastic, int nodes
     public RunResult asElastic() {
         if (!elasticEquivalent) throw new IllegalStateException(label + ": this run is not equivalent to an elastic one");
         return new RunResult(modelId, label, true, nodesUsed, nodesUsed, false, gpusPerNode, pods, placed, rejected, rejectReasons,
-                peakGpusInUse, meanGpusInUse, memUtilisation, reserveShare, strandedShare, meanStrandedMib, waitsMs, endMs, series);
+                peakGpusInUse, meanGpusInUse, memUtilisation, reserveShare, strandedShare, meanStrandedMib, waitsMs, endMs, series,
+                meanDaemonsPerGpu, peakDaemonsPerGpu);
     }
 
     /** Pods that waited at all. */

@@ -80,6 +80,32 @@ class SimulationTest {
         assertThat(r.models().getFirst().gpusNeeded()).isEqualTo(3);
     }
 
+    /**
+     * Two tenants, one node of two GPUs, binpack: with one tenant every small pod packs onto GPU 0; with two, a tenant's
+     * pod prefers the idle GPU over the other tenant's daemon, so each GPU serves one daemon.
+     */
+    @Test
+    void run_tenants_podsGoWhereTheirDomainRuns_daemonsPerGpuCounted() {
+        var two = new ClusterShape(1, 2, ClusterShape.H200_MIB, "NVIDIA H200");
+        var pods = new java.util.ArrayList<SimPod>();
+        for (int i = 0; i < 8; i++) pods.add(new SimPod(i, i, 100 * S, 4 * GIB, 0, 1, "small"));
+        var w = new Workload("t", pods);
+        RunResult one = Simulation.run(new Scenario(two, w, 0, 1), Models.of(List.of("binpack"), 512, 8), Progress.NONE, 1).models().getFirst().fixed();
+        assertThat(one.peakGpusInUse()).isEqualTo(1);
+        assertThat(one.meanDaemonsPerGpu()).isEqualTo(1.0);
+        assertThat(one.peakDaemonsPerGpu()).isEqualTo(1);
+
+        var sc = new Scenario(two, w, 0, 2);
+        assertThat(pods.stream().map(p -> sc.tenantOf(p.id())).distinct()).as("both tenants have pods").hasSize(2);
+        for (var m : Simulation.run(sc, Models.of(List.of("binpack", "fragmentation"), 512, 8, w), Progress.NONE, 1).models()) {
+            RunResult tenants = m.fixed();
+            assertThat(tenants.placed()).as(m.model().id()).isEqualTo(8);
+            assertThat(tenants.peakGpusInUse()).as(m.model().id()).isEqualTo(2);
+            assertThat(tenants.peakDaemonsPerGpu()).as(m.model().id()).isEqualTo(1);
+            assertThat(tenants.meanDaemonsPerGpu()).as(m.model().id()).isEqualTo(1.0);
+        }
+    }
+
     @Test
     void run_backfill_letsSmallPodsPassAWaitingHead_strictFifoDoesNot() {
         var one = new ClusterShape(1, 1, 80 * GIB, "GPU");

@@ -3,6 +3,8 @@ package io.mpshare.bench.extender;
 import com.sun.net.httpserver.HttpServer;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
+import io.mpshare.core.isolation.FaultDomains;
+import io.mpshare.core.isolation.FaultDomains.Kind;
 import io.mpshare.core.ledger.AssumeResult;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
@@ -11,6 +13,7 @@ import io.mpshare.core.model.Gpu;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.core.model.ServingDomain;
 import io.mpshare.core.policy.BinpackPolicy;
 import io.mpshare.core.policy.Evaluation;
 import io.mpshare.core.policy.PlacementEngine;
@@ -123,7 +126,8 @@ public final class ExtenderLoad {
      */
     static ExtenderHttpServer extender(Ledger ledger, PlacementPolicy policy, int threads) throws IOException {
         var engine = new PlacementEngine(ledger, Boolean.getBoolean("bench.uidBySnapshot") ? uidBySnapshot(policy) : policy);
-        var asks = new AskReader(MemoryUnit.GIB, new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB));
+        Kind kind = faultDomain();
+        var asks = new AskReader(MemoryUnit.GIB, new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB), ns -> FaultDomains.kindOf(ns, null, kind));
         var holds = new PipelineHolds(engine, InstantSource.system(), ExtenderConfig.DEFAULT_HOLD_TTL);
         var verbs = new Verbs(engine, asks, holds, HeldRoom.NONE, shortlist());
         var recheck = new StaleRoomCheck(ledger, node -> List.of(), InstantSource.system(), ExtenderConfig.DEFAULT_RECHECK_NODES, Duration.ofSeconds(1));
@@ -301,6 +305,16 @@ public final class ExtenderLoad {
 
     static List<String> preload(Ledger ledger, int nodes, int pods) { return preload(ledger, nodes, pods, Mix.NONE); }
 
+    /** Preloaded pods' namespaces under {@code -Dbench.faultDomain=tenant}: each a tenant domain of its own. */
+    static final int TENANTS = 16;
+
+    /**
+     * The fault-domain kind of every namespace, {@code -Dbench.faultDomain=node|tenant|pod}: {@code node} (the default)
+     * is the path without fault domains, every pod on the node daemon; {@code tenant} puts the preloaded pods in
+     * {@value #TENANTS} tenant domains and the asked pod in another, so prioritize weighs a new daemon on every booked GPU.
+     */
+    static Kind faultDomain() { return Kind.parseOrThrow(System.getProperty("bench.faultDomain", "node"), "-Dbench.faultDomain"); }
+
     static List<String> preload(Ledger ledger, int nodes, int pods, Mix mix) {
         List<String> names = new ArrayList<>(nodes);
         for (int n = 0; n < nodes; n++) {
@@ -318,6 +332,7 @@ public final class ExtenderLoad {
             long mib = (1 + rnd.nextInt(16)) * 1024L * count;
             int core = p % 4 == 0 ? 10 * count : 0;
             var d = withUid(GpuDemand.simple(mib, core, count, Names.DEFAULT_CONTEXT_RESERVE_MIB), mix.pod(p));
+            if (faultDomain() != Kind.NODE) d = d.withDomain(ServingDomain.of(faultDomain(), "bench-" + p % TENANTS, "pod-" + p, d.runAsUser(), count));
             for (int attempt = 0; attempt < 5; attempt++) {
                 if (engine.assume(PodKey.of("bench", "pod-" + p), "", names.get(rnd.nextInt(nodes)), d) instanceof AssumeResult.Assumed a) {
                     ledger.confirmBound(a.allocation().pod(), a.allocation().node());
@@ -327,14 +342,15 @@ public final class ExtenderLoad {
             }
         }
         long withUids = ledger.nodes().stream().filter(s -> !s.uids().isEmpty()).count();
-        System.out.printf(Locale.ROOT, "preloaded %d of %d pods; %d MiB booked of %d; %d of %d nodes hold pods of a UID (%s)%n", placed, pods,
+        System.out.printf(Locale.ROOT, "preloaded %d of %d pods in %s domains; %d MiB booked of %d; %d of %d nodes hold pods of a UID (%s)%n", placed, pods,
+                faultDomain().label(),
                 ledger.nodes().stream().mapToLong(s -> s.allocatedMib()).sum(), ledger.nodes().stream().mapToLong(s -> s.totalMib()).sum(),
                 withUids, nodes, mix);
         return names;
     }
 
     static GpuDemand withUid(GpuDemand d, OptionalLong uid) {
-        return new GpuDemand(d.gpuCount(), d.chargeMib(), d.chargeCore(), d.reserveMib(), d.requestedMib(), d.containers(), uid);
+        return new GpuDemand(d.gpuCount(), d.chargeMib(), d.chargeCore(), d.reserveMib(), d.requestedMib(), d.containers(), uid, d.domain());
     }
 
     /** kube-scheduler's ExtenderArgs for a realistic training pod that sets no runAsUser, with every node name. */

@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.codec.AllocationCodec;
+import io.mpshare.core.isolation.FaultDomains;
+import io.mpshare.core.isolation.FaultDomains.Kind;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.Phase;
@@ -91,11 +93,14 @@ public class ExtenderDecisionBenchmark {
     public void setUp() {
         ledger = new Ledger(clock, Duration.ofDays(1));
         policy = new LearnedFragmentationPolicy(false);
-        view = new ClusterView(null, ledger, MemoryUnit.MIB, null, Duration.ofSeconds(30), policy::observe);
+        // -Dbench.faultDomain=tenant: every namespace in tenant kind (the chart's default), so booked pods carry their
+        // domain and prioritize weighs one more daemon per GPU; node (the default here): the path without fault domains
+        Kind kind = Kind.parseOrThrow(System.getProperty("bench.faultDomain", "node"), "-Dbench.faultDomain");
+        var asks = new AskReader(MemoryUnit.MIB, new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB, MemoryUnit.MIB), ns -> FaultDomains.kindOf(ns, null, kind));
+        view = new ClusterView(null, ledger, MemoryUnit.MIB, null, Duration.ofSeconds(30), policy::observe, p -> true, asks);
         view.addNodeHandler(policy.host().nodeEvents());
         view.addPodHandler(policy.host().podEvents());
         var engine = new PlacementEngine(ledger, policy);
-        var asks = new AskReader(MemoryUnit.MIB, new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB, MemoryUnit.MIB));
         verbs = new Verbs(engine, asks, new PipelineHolds(engine, clock, Duration.ofSeconds(5)));
         names = new ArrayList<>();
         long totalMib = 0;

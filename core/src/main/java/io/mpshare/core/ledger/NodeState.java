@@ -3,9 +3,12 @@ package io.mpshare.core.ledger;
 import io.mpshare.core.model.Gpu;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.core.model.ServingDomain;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -33,6 +36,8 @@ public final class NodeState {
     private final long maxOpenFreeMib;
     /** Per position: (free MiB << 7) | free cores, or -1 when the GPU is unhealthy or over-booked. One array for the hot path. */
     private final long[] fitKeys;
+    /** The domains per GPU, for the domain cost; built lazily (see {@link #census()}). */
+    private Census census;
 
     /** Per-position facts of an inventory, shared by every snapshot over it: read on the hot path without boxing. */
     private record Layout(int[] index, long[] totalMib, boolean[] healthy) {
@@ -125,9 +130,10 @@ public final class NodeState {
         return false;
     }
 
+    /** Only pods of the node daemon count: a {@code tenant} or {@code pod} domain has a daemon of its own. */
     private static Map<Long, Integer> adjustUid(Map<Long, Integer> uids, Allocation a, int sign) {
         OptionalLong uid = a.demand().runAsUser();
-        if (uid.isEmpty()) return uids;
+        if (uid.isEmpty() || !a.demand().domain().onNodeDaemon()) return uids;
         var m = new HashMap<>(uids);
         m.merge(uid.getAsLong(), sign, Integer::sum);
         m.values().removeIf(v -> v <= 0);
@@ -164,8 +170,77 @@ public final class NodeState {
 
     /** This node as it would be without {@code pod}'s booking (itself when the pod has none here). */
     public NodeState exceptPod(PodKey pod) { return pods.containsKey(pod) ? without(pod) : this; }
-    /** Known Linux UIDs of the node's booked pods, with how many pods run as each. */
+    /**
+     * Known Linux UIDs of the node's booked pods served by the node daemon (the one-UID-per-daemon rule's question),
+     * with how many pods run as each; pods of {@code tenant} and {@code pod} domains are not counted.
+     */
     public Map<Long, Integer> uids() { return uids; }
+
+    /**
+     * The MPS daemons that serve booked pods on the GPU at {@code pos}: one per distinct {@link ServingDomain} among
+     * the pods booked there.
+     */
+    public int domainsOn(int pos) {
+        Census c = census();
+        return c.only != null ? (allocMib[pos] != 0 ? 1 : 0) : c.domains[pos].length;
+    }
+
+    /** Whether {@code domain}'s daemon already serves a booked pod on the GPU at {@code pos}. */
+    public boolean runsOn(int pos, ServingDomain domain) {
+        Census c = census();
+        if (c.only != null) return allocMib[pos] != 0 && c.only.equals(domain);
+        for (ServingDomain d : c.domains[pos]) if (d.equals(domain)) return true;
+        return false;
+    }
+
+    /**
+     * The one serving domain of every pod booked here, or null when there are none or several: then a pod of that
+     * domain costs no GPU of the node a daemon, and placement need not weigh daemons here at all.
+     */
+    public ServingDomain onlyDomain() { return pods.isEmpty() ? null : census().only; }
+
+    /** Whether any pod is booked here (a node without bookings runs no domain daemon: every GPU costs the same). */
+    public boolean hasBookings() { return !pods.isEmpty(); }
+
+    /** Distinct serving domains per position, built on first use (prioritize and bind ask, the filter never does). */
+    private Census census() {
+        Census c = census;
+        if (c == null) census = c = Census.of(this);
+        return c;
+    }
+
+    /**
+     * Immutable once built; a race builds it twice with the same content (final fields publish it safely). Most nodes
+     * serve one domain (a cluster without fault domains: the node daemon alone): then only that domain is kept.
+     */
+    private static final class Census {
+        final ServingDomain only;
+        final ServingDomain[][] domains;
+
+        private Census(ServingDomain only, ServingDomain[][] domains) { this.only = only; this.domains = domains; }
+
+        static Census of(NodeState s) {
+            ServingDomain first = null;
+            boolean one = true;
+            for (Allocation a : s.pods.values()) {
+                ServingDomain d = a.demand().domain();
+                if (first == null) first = d;
+                else if (d != first && !d.equals(first)) { one = false; break; }
+            }
+            if (one) return new Census(first, null);
+            int n = s.gpuCount();
+            var sets = new ArrayList<LinkedHashSet<ServingDomain>>(n);
+            for (int i = 0; i < n; i++) sets.add(new LinkedHashSet<>());
+            for (Allocation a : s.pods.values())
+                for (int idx : a.gpuIndices()) {
+                    int pos = s.position(idx);
+                    if (pos >= 0) sets.get(pos).add(a.demand().domain());
+                }
+            ServingDomain[][] d = new ServingDomain[n][];
+            for (int i = 0; i < n; i++) d[i] = sets.get(i).toArray(ServingDomain[]::new);
+            return new Census(null, d);
+        }
+    }
 
     /**
      * The one healthy GPU with room for {@code needMib} and {@code needCore}% that has the least free memory

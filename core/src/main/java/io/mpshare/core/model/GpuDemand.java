@@ -2,6 +2,7 @@ package io.mpshare.core.model;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
@@ -13,16 +14,35 @@ import java.util.OptionalLong;
  * @param requestedMib the pod's need without reserves, over all its GPUs (what the user asked)
  * @param containers   each GPU-asking container's share per GPU; kept app containers first, then init
  *                     containers (each group in spec order), so equal demands compare equal after a rebuild
+ * @param domain       the MPS daemon that will serve the pod on its GPUs ({@link ServingDomain}): whether the
+ *                     one-UID-per-daemon rule judges it, and which GPUs already run its daemon. A pod of several GPUs
+ *                     is always the node daemon's (one pipe directory per container, one GPU per domain daemon)
  */
 public record GpuDemand(int gpuCount, long chargeMib, int chargeCore, long reserveMib,
-                        long requestedMib, List<ContainerShare> containers, OptionalLong runAsUser) {
+                        long requestedMib, List<ContainerShare> containers, OptionalLong runAsUser, ServingDomain domain) {
+    /** A demand served by the node daemon: what every demand was before fault domains, and what a caller without namespaces gets. */
+    public GpuDemand(int gpuCount, long chargeMib, int chargeCore, long reserveMib,
+                     long requestedMib, List<ContainerShare> containers, OptionalLong runAsUser) {
+        this(gpuCount, chargeMib, chargeCore, reserveMib, requestedMib, containers, runAsUser, ServingDomain.NODE_DAEMON);
+    }
+
     public GpuDemand {
         if (gpuCount < 1) throw new IllegalArgumentException("gpuCount must be >= 1");
         if (chargeMib <= 0) throw new IllegalArgumentException("chargeMib must be > 0");
         if (chargeCore < 0 || chargeCore > 100) throw new IllegalArgumentException("chargeCore must be 0-100");
         if (reserveMib < 0) throw new IllegalArgumentException("reserveMib must be >= 0");
         containers = canonical(containers);
+        Objects.requireNonNull(domain, "domain");
+        if (gpuCount > 1) domain = ServingDomain.NODE_DAEMON;
     }
+
+    /** The same demand served by {@code d} (the node daemon's when the demand takes several GPUs). */
+    public GpuDemand withDomain(ServingDomain d) {
+        return d.equals(domain) ? this : new GpuDemand(gpuCount, chargeMib, chargeCore, reserveMib, requestedMib, containers, runAsUser, d);
+    }
+
+    /** Whether the one-UID-per-daemon rule judges this demand: a known UID, served by the node daemon. */
+    public boolean underUidRule() { return runAsUser.isPresent() && domain.onNodeDaemon(); }
 
     /** App containers first, then init containers, each in the order given: the order the annotation codec writes. */
     private static List<ContainerShare> canonical(List<ContainerShare> cs) {

@@ -27,8 +27,8 @@ public final class BinpackPolicy implements PlacementPolicy {
         return Ranked.score(s, d, uidRule, false);
     }
 
-    /** Without the UID rule (or for a pod without runAsUser) a node fits exactly when enough GPUs have room. */
-    @Override public boolean fitsByRoom(GpuDemand d) { return !uidRule || d.runAsUser().isEmpty(); }
+    /** Without the UID rule (or for a pod it does not judge: no runAsUser, or a domain daemon of its own) a node fits exactly when enough GPUs have room. */
+    @Override public boolean fitsByRoom(GpuDemand d) { return !uidRule || !d.underUidRule(); }
 
     /** With the UID rule: room first, then the UID conflict (Ranked.choose's order). */
     @Override public boolean fitsByRoomUnderUidRule(GpuDemand d) { return uidRule; }

@@ -80,11 +80,13 @@ public final class Fitting {
     }
 
     /**
-     * The optional one-UID-per-daemon rule (FACTS.md: MPS serves one Linux UID at a time):
-     * a reason to refuse when the node's booked pods run as another known UID, else null.
+     * The optional one-UID-per-daemon rule (FACTS.md: MPS serves one Linux UID per daemon at a time): a reason to
+     * refuse a pod of the node daemon when the node daemon's booked pods run as another known UID, else null. A pod
+     * in a {@code tenant} or {@code pod} domain has a daemon of its own and is never refused for a UID
+     * ({@link GpuDemand#underUidRule}), and only node-daemon pods count ({@link NodeState#uids}).
      */
     public static String uidConflict(NodeState s, GpuDemand d) {
-        if (d.runAsUser().isEmpty()) return null;
+        if (!d.underUidRule()) return null;
         long uid = d.runAsUser().getAsLong();
         for (Map.Entry<Long, Integer> e : s.uids().entrySet()) {
             if (e.getKey() != uid) return uidConflictReason(uid);

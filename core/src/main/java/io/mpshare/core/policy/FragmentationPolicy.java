@@ -19,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * is minus the increase that placing the pod causes (finer than the paper's integer sigmoid, so fewer
  * ties); ties go to a fixed pseudo-random order of the nodes, by a hash of the name ({@link TieBreak#NAME_HASH}:
  * a packing tie-break sends equal choices to the smallest nodes and strands their GPUs without CPU), then in
- * the engine to the name. A CPU-only pod ({@link #hostScore}) still packs: onto the node with the least free
+ * the engine to the name. Before all of it comes the cost of one more MPS daemon on the chosen GPU ({@link DomainCost}):
+ * a pod goes where its fault domain already runs whenever room allows. A CPU-only pod ({@link #hostScore}) still packs: onto the node with the least free
  * GPU share, whose CPU is the least use to GPU pods.
  *
  * <p>Host CPU. The extender knows each node's free CPU (allocatable minus the requests of its pods) and
@@ -209,7 +210,7 @@ public final class FragmentationPolicy implements PlacementPolicy {
     }
 
     /** {@link #fits} on a node of at most {@link io.mpshare.core.ledger.FitIndex#WIDTH} GPUs is the room count (and, with the UID rule, no conflict). */
-    @Override public boolean fitsByRoom(GpuDemand d) { return !uidRule || d.runAsUser().isEmpty(); }
+    @Override public boolean fitsByRoom(GpuDemand d) { return !uidRule || !d.underUidRule(); }
 
     /** With the UID rule: room first, then the UID conflict ({@link #evaluate}'s order). */
     @Override public boolean fitsByRoomUnderUidRule(GpuDemand d) { return uidRule; }
@@ -268,19 +269,25 @@ public final class FragmentationPolicy implements PlacementPolicy {
         }
         int[] chosen;
         double delta;
-        int leftAfter;
+        int leftAfter, bestCost = 0;
         if (d.gpuCount() == 1) {
             int best = -1, bestAfter = 0;
             double bestDelta = 0;
+            boolean costly = DomainCost.matters(s, d);
             for (int c = 0; c < found; c++) {
                 int p = cand[c];
-                if (sameAsEarlier(s, cand, before, c)) continue; // an equal GPU earlier scores the same; the first wins
+                // an equal GPU earlier scores the same and the first wins; with domains booked, equal room may cost differently
+                if (!costly && sameAsEarlier(s, cand, before, c)) continue;
+                int cost = costly ? DomainCost.of(s, p, d) : 0;
                 int a = freePermille(s, p, d.chargeMib(), d.chargeCore());
                 int allA = all - before[p] + a;
                 double fragA = phiA - tabs[p].phi(la)[before[p]] + tabs[p].phi(la)[a] + t0.lack(la) * allA
                         + multiAfter(tabs, p, before[p], a, fit, low, allA, multi, la);
                 double dl = fragA - fragB;
-                if (best < 0 || dl < bestDelta - 1e-9 || (dl <= bestDelta + 1e-9 && a < bestAfter)) { best = p; bestDelta = dl; bestAfter = a; }
+                if (best < 0 || cost < bestCost
+                        || (cost == bestCost && (dl < bestDelta - 1e-9 || (dl <= bestDelta + 1e-9 && a < bestAfter)))) {
+                    best = p; bestDelta = dl; bestAfter = a; bestCost = cost;
+                }
             }
             chosen = new int[] {best};
             delta = bestDelta;
@@ -304,7 +311,7 @@ public final class FragmentationPolicy implements PlacementPolicy {
                 fragA += t0.multiWeight()[m] * (t0.multiOk(m, la) && fit[m] >= t0.multiCount()[m] ? low[m] : leftAfter);
             delta = fragA - fragB;
         }
-        return new Evaluation.Fits(chosen, score(delta, tieBreak == TieBreak.NAME_HASH ? nameRank(s.name()) : leftAfter));
+        return new Evaluation.Fits(chosen, DomainCost.weigh(score(delta, tieBreak == TieBreak.NAME_HASH ? nameRank(s.name()) : leftAfter), bestCost));
     }
 
     private static long after(long left, long ask) { return left == CPU_UNKNOWN ? left : left - ask; }

@@ -82,7 +82,7 @@ public final class PlacementEngine {
      */
     private long indexUid(GpuDemand d) {
         if (policy.fitsByRoom(d)) return FitIndex.NO_UID;
-        if (d.runAsUser().isPresent() && FitIndex.inlineUid(d.runAsUser().getAsLong()) && policy.fitsByRoomUnderUidRule(d))
+        if (d.underUidRule() && FitIndex.inlineUid(d.runAsUser().getAsLong()) && policy.fitsByRoomUnderUidRule(d))
             return d.runAsUser().getAsLong();
         return SNAPSHOTS;
     }

@@ -18,7 +18,8 @@ final class Ranked {
                 String why = Fitting.uidConflict(s, d);
                 if (why != null) return new Evaluation.Unfit(why);
             }
-            return new Evaluation.Fits(new int[]{p}, scoreOf(s, d, s.freeMib(p) - d.chargeMib(), most));
+            if (DomainCost.matters(s, d)) p = pickCosted(s, d, most);
+            return new Evaluation.Fits(new int[]{p}, scoreOne(s, d, p, most));
         }
         int[] cand = scratch(s.gpuCount());
         int found = Fitting.candidates(s, d, cand);
@@ -52,7 +53,8 @@ final class Ranked {
             if (s.maxFreeMib() < d.chargeMib()) return PlacementPolicy.NO_FIT;
             int p = s.pickOne(d.chargeMib(), d.chargeCore(), most);
             if (p < 0 || (uidRule && Fitting.uidConflict(s, d) != null)) return PlacementPolicy.NO_FIT;
-            return scoreOf(s, d, s.freeMib(p) - d.chargeMib(), most);
+            if (DomainCost.matters(s, d)) p = pickCosted(s, d, most);
+            return scoreOne(s, d, p, most);
         }
         return choose(s, d, uidRule, most) instanceof Evaluation.Fits f ? f.score() : PlacementPolicy.NO_FIT;
     }
@@ -63,6 +65,27 @@ final class Ranked {
         if (d.gpuCount() == 1)
             return d.chargeCore() == 0 ? s.maxOpenFreeMib() >= d.chargeMib() : s.pickOne(d.chargeMib(), d.chargeCore(), false) >= 0;
         return choose(s, d, false, false) instanceof Evaluation.Fits;
+    }
+
+    /** The score of a one-GPU demand on the GPU at {@code p}: the domain cost first, then the fit ({@link #scoreOf}). */
+    private static long scoreOne(NodeState s, GpuDemand d, int p, boolean most) {
+        return DomainCost.weigh(scoreOf(s, d, s.freeMib(p) - d.chargeMib(), most), DomainCost.of(s, p, d));
+    }
+
+    /**
+     * The GPU with room for a one-GPU demand that adds the fewest daemon slices ({@link DomainCost}), then the least
+     * (or most) free memory, then the lower position; the caller knows one GPU has room.
+     */
+    private static int pickCosted(NodeState s, GpuDemand d, boolean most) {
+        int best = -1, bestCost = 0;
+        long bestFree = 0;
+        for (int i = 0; i < s.gpuCount(); i++) {
+            if (!s.usable(i) || s.freeMib(i) < d.chargeMib() || s.freeCore(i) < d.chargeCore()) continue;
+            int c = DomainCost.of(s, i, d);
+            long free = s.freeMib(i);
+            if (best < 0 || c < bestCost || (c == bestCost && (most ? free > bestFree : free < bestFree))) { best = i; bestCost = c; bestFree = free; }
+        }
+        return best;
     }
 
     /** Primary: memory left on the chosen GPUs; secondary: free memory (GiB, capped) left on the whole node. */

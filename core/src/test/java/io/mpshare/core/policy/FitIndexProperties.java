@@ -1,5 +1,6 @@
 package io.mpshare.core.policy;
 
+import io.mpshare.core.isolation.FaultDomains.Kind;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.FitIndex;
 import io.mpshare.core.ledger.Ledger;
@@ -8,6 +9,7 @@ import io.mpshare.core.ledger.Phase;
 import io.mpshare.core.model.Gpu;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.NodeInventory;
+import io.mpshare.core.model.ServingDomain;
 import io.mpshare.core.props.Props;
 import org.junit.jupiter.api.Test;
 
@@ -63,8 +65,14 @@ class FitIndexProperties {
         };
     }
 
-    private static GpuDemand withUid(GpuDemand d, java.util.OptionalLong uid) {
-        return new GpuDemand(d.gpuCount(), d.chargeMib(), d.chargeCore(), d.reserveMib(), d.requestedMib(), d.containers(), uid);
+    /** {@code d} running as {@code uid}, served by the node daemon, a tenant's daemon or a pod's own (several GPUs: the node daemon's). */
+    private static GpuDemand withUid(SplittableRandom r, GpuDemand d, java.util.OptionalLong uid) {
+        ServingDomain domain = switch (r.nextInt(4)) {
+            case 0, 1 -> ServingDomain.NODE_DAEMON;
+            case 2 -> ServingDomain.of(Kind.TENANT, "ns-" + r.nextInt(2), "", uid, d.gpuCount());
+            default -> ServingDomain.of(Kind.POD, "ns-0", "pod-" + r.nextInt(1000), uid, d.gpuCount());
+        };
+        return new GpuDemand(d.gpuCount(), d.chargeMib(), d.chargeCore(), d.reserveMib(), d.requestedMib(), d.containers(), uid, domain);
     }
 
     /** Builds a ledger by random changes; returns it with every name ever used plus two never seen. */
@@ -91,9 +99,9 @@ class FitIndexProperties {
                     int pos = r.nextInt(s.gpuCount());
                     GpuDemand booked = GpuDemand.simple(between(r, 1, 80) * 1024L, oneOf(r, 0, 30, 60), 1, 0);
                     l.restore(new Allocation(key("p" + op), "", node, List.of(s.gpuIndex(pos)), List.of(s.gpu(pos).uuid()),
-                            uids ? withUid(booked, uid(r)) : booked, T0, Phase.BOUND));
+                            uids ? withUid(r, booked, uid(r)) : booked, T0, Phase.BOUND));
                 }
-                default -> e.assume(key("p" + op), "", node, uids ? withUid(demand(r), uid(r)) : demand(r));
+                default -> e.assume(key("p" + op), "", node, uids ? withUid(r, demand(r), uid(r)) : demand(r));
             }
         }
         names.add("never-seen");
@@ -142,8 +150,9 @@ class FitIndexProperties {
             List<PlacementPolicy> policies = List.of(new BinpackPolicy(true), new SpreadPolicy(true),
                     new FragmentationPolicy(mix, FragmentationPolicy.DEFAULT_TOLERANCE, true), new BinpackPolicy(false));
             for (int q = 0; q < 8; q++) {
-                GpuDemand d = withUid(demand(r), uid(r));
-                long uid = d.runAsUser().isPresent() && FitIndex.inlineUid(d.runAsUser().getAsLong()) ? d.runAsUser().getAsLong() : FitIndex.NO_UID;
+                GpuDemand d = withUid(r, demand(r), uid(r));
+                // as the engine asks: a UID only for a pod the rule judges (a known UID, served by the node daemon)
+                long uid = d.underUidRule() && FitIndex.inlineUid(d.runAsUser().getAsLong()) ? d.runAsUser().getAsLong() : FitIndex.NO_UID;
                 for (String name : names) {
                     NodeState s = l.node(name);
                     int slot = v.slot(name);

@@ -166,7 +166,10 @@ class PolicyTest {
                 .isGreaterThan(((Evaluation.Fits) new SpreadPolicy().evaluate(a, d)).score());
     }
 
-    /** UIDs already on the node, the pod's UID, rule on → fits? */
+    /**
+     * UIDs already on the node, the pod's UID, rule on → fits? For pods of the node daemon ({@code node} kind: what a
+     * demand without a domain is); pods of {@code tenant} and {@code pod} domains share by room (DomainAwarePlacementTest).
+     */
     static Stream<Arguments> uidRule() {
         return Stream.of(
                 argumentSet("same UID shares", List.of(1000L), OptionalLong.of(1000), true, true),
@@ -179,7 +182,7 @@ class PolicyTest {
 
     @ParameterizedTest
     @MethodSource("uidRule")
-    void evaluate_uidRule(List<Long> present, OptionalLong podUid, boolean ruleOn, boolean fits) {
+    void evaluate_uidRule_nodeDaemonPods(List<Long> present, OptionalLong podUid, boolean ruleOn, boolean fits) {
         Ledger l = ledger(h200s("n", 2));
         List<Long> uids = new ArrayList<>(present);
         for (int i = 0; i < uids.size(); i++) {
@@ -196,7 +199,7 @@ class PolicyTest {
     }
 
     @Test
-    void uidRule_lastPodOfUidReleased_otherUidFitsAgain() {
+    void uidRule_nodeDaemonPods_lastPodOfUidReleased_otherUidFitsAgain() {
         Ledger l = ledger(h200s("n", 1));
         var rule = new BinpackPolicy(true);
         l.assume(key("a"), "", "n", demand(1024, 0, 1, OptionalLong.of(1000)), rule);

@@ -88,6 +88,17 @@ class DomainControllerTest {
         assertThat(blue.calls).anyMatch(c -> c.startsWith("PUT " + a) && c.endsWith("uid=1000"));
     }
 
+    /** The tenant key's UID is the GPU container's effective one: its own {@code runAsUser} wins over the pod's. */
+    @Test void tenantDomain_containerRunAsUserWinsOverThePods() {
+        Pod own = book(TestPods.pod("c1").namespace("team-a").runAsUser(1000).containerRunAsUser(2000).mem("main", 10), 0);
+        Pod as2000 = book(TestPods.pod("c2").namespace("team-a").runAsUser(2000).mem("main", 10), 0);
+        Pod as1000 = book(TestPods.pod("c3").namespace("team-a").runAsUser(1000).mem("main", 10), 0);
+        controller.round();
+        assertThat(controller.podDomain(uid(own)).clientUid()).hasValue(2000);
+        assertThat(domainOf(own, "GPU-aaaa")).isEqualTo(domainOf(as2000, "GPU-aaaa")).isNotEqualTo(domainOf(as1000, "GPU-aaaa"));
+        assertThat(blue.calls).anyMatch(c -> c.startsWith("PUT " + domainOf(own, "GPU-aaaa")) && c.endsWith("uid=2000"));
+    }
+
     @Test void domainLifeCycle_putOnBooking_raisedWhenALargerPodJoins_deletedWhenItsLastPodLeaves() {
         Pod small = book(TestPods.pod("s").namespace("team-a").mem("main", 10), 0);
         controller.round();

@@ -33,6 +33,7 @@ public final class TestPods {
     private final Map<String, String> labels = new LinkedHashMap<>();
     private boolean hostIPC;
     private Long runAsUser;
+    private Long containerRunAsUser;
     private String[] owner;
     private String uid = UUID.randomUUID().toString();
     private NodeInventory placedOn;
@@ -66,6 +67,9 @@ public final class TestPods {
 
     /** The pod-level {@code securityContext.runAsUser}: its GPU containers' effective client UID. */
     public TestPods runAsUser(long uid) { runAsUser = uid; return this; }
+
+    /** The {@code securityContext.runAsUser} of every container: it wins over the pod's for that container. */
+    public TestPods containerRunAsUser(long uid) { containerRunAsUser = uid; return this; }
 
     public TestPods gpuCount(int n) { labels.put(Names.LABEL_GPU_COUNT, Integer.toString(n)); return this; }
 
@@ -106,6 +110,7 @@ public final class TestPods {
             if ((long) c[2] > 0) limits.put(Names.RESOURCE_GPU_MEM, new Quantity(Long.toString((long) c[2])));
             if ((int) c[3] > 0) limits.put(Names.RESOURCE_GPU_CORE, new Quantity(Integer.toString((int) c[3])));
             cb.withNewResources().withLimits(limits).endResources();
+            if (containerRunAsUser != null) cb.withNewSecurityContext().withRunAsUser(containerRunAsUser).endSecurityContext();
             if ((boolean) c[1]) pb.editSpec().addToInitContainers(cb.build()).endSpec();
             else pb.editSpec().addToContainers(cb.build()).endSpec();
         }

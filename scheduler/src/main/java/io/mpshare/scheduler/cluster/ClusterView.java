@@ -11,6 +11,7 @@ import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.Gpu;
+import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.NodeInventory;
 import io.mpshare.core.model.PodKey;
@@ -20,6 +21,7 @@ import io.mpshare.kube.PodInformer;
 import io.mpshare.kube.node.BookingCheck;
 import io.mpshare.kube.node.Distrust;
 import io.mpshare.kube.node.NodePod;
+import io.mpshare.scheduler.cycle.AskReader;
 
 import java.time.Duration;
 import java.util.List;
@@ -82,11 +84,16 @@ public final class ClusterView implements AutoCloseable {
     private final BiConsumer<PodKey, GpuDemand> seen;
     /** Whether a pod is of a scheduler profile this extender places: only those are booked from their annotations. */
     private final Predicate<KubePod> ours;
+    /** Gives a restored booking the serving domain its pod's namespace asks, as the bind that booked it did. */
+    private final AskReader asks;
 
-    /** {@link #ClusterView(KubernetesClient, Ledger, MemoryUnit, ScheduledExecutorService, Duration, BiConsumer, Predicate)} for pods of any profile. */
+    /**
+     * {@link #ClusterView(KubernetesClient, Ledger, MemoryUnit, ScheduledExecutorService, Duration, BiConsumer, Predicate, AskReader)}
+     * for pods of any profile, every one served by the node daemon ({@link AskReader#NODE_EVERYWHERE}).
+     */
     public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period,
                        BiConsumer<PodKey, GpuDemand> seen) {
-        this(client, ledger, unit, scheduler, period, seen, p -> true);
+        this(client, ledger, unit, scheduler, period, seen, p -> true, new AskReader(unit, new DemandResolver(0, unit)));
     }
 
     /**
@@ -95,11 +102,14 @@ public final class ClusterView implements AutoCloseable {
      * @param seen      told of every pod seen with a GPU booking and its demand (the default policy learns its task
      *                  mix from it; {@code (pod, demand) -> {}} for none)
      * @param ours      whether a pod is of a scheduler profile this extender places (its bind's check)
+     * @param asks      the extender's reader of asks: a restored booking is given the serving domain
+     *                  ({@link AskReader#domain}) that filter, prioritize and bind gave the pod
      */
     public ClusterView(KubernetesClient client, Ledger ledger, MemoryUnit unit, ScheduledExecutorService scheduler, Duration period,
-                       BiConsumer<PodKey, GpuDemand> seen, Predicate<KubePod> ours) {
+                       BiConsumer<PodKey, GpuDemand> seen, Predicate<KubePod> ours, AskReader asks) {
         this.seen = Objects.requireNonNull(seen, "seen");
         this.ours = Objects.requireNonNull(ours, "ours");
+        this.asks = Objects.requireNonNull(asks, "asks");
         this.client = client;
         this.ledger = ledger;
         this.unit = unit;
@@ -209,7 +219,8 @@ public final class ClusterView implements AutoCloseable {
         }
         NodeState s = ledger.node(node);
         switch (BookingCheck.check(p, node, s == null ? null : s.inventory(), unit)) {
-            case BookingCheck.Trusted(NodePod.Booking.Booked(Allocation a)) -> {
+            case BookingCheck.Trusted(NodePod.Booking.Booked(Allocation booked)) -> {
+                Allocation a = withDomain(booked, p);
                 String over = overSize(a, s);
                 if (over != null) { distrust(p, over); return; }
                 seen.accept(key, a.demand());
@@ -224,6 +235,13 @@ public final class ClusterView implements AutoCloseable {
             }
             case BookingCheck.Distrusted d -> distrust(p, d.reason());
         }
+    }
+
+    /** {@code a} with the serving domain of its pod: its namespace's kind now, its client UID, its GPU count. */
+    private Allocation withDomain(Allocation a, KubePod p) {
+        GpuDemand d = a.demand();
+        GpuDemand served = d.withDomain(asks.domain(a.pod().namespace(), p.uid(), d.runAsUser(), d.gpuCount()));
+        return served == d ? a : new Allocation(a.pod(), a.podUid(), a.node(), a.gpuIndices(), a.gpuUuids(), served, a.assumedAt(), a.phase());
     }
 
     /** Why {@code a} charges a GPU of {@code s} more than the GPU has, or null when it does not (or the node is not known yet). */

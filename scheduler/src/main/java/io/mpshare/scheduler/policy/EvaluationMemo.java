@@ -26,6 +26,8 @@ import java.util.concurrent.ConcurrentHashMap;
 final class EvaluationMemo implements HostRoom.Evaluator {
     /** Distinct (demand, CPU, memory) inputs kept per node: a handful of pod shapes arrive in turn. */
     static final int SHAPES = 8;
+    /** Distinct demand values kept for identity compares before the set starts again. */
+    static final int MAX_DEMANDS = 4096;
 
     /** The inputs of one evaluation; {@code demand} is this memo's one instance of its value ({@link #canonical}). */
     private record Input(GpuDemand demand, long cpuLeft, long podCpu, long memLeft, long podMem) {
@@ -53,6 +55,9 @@ final class EvaluationMemo implements HostRoom.Evaluator {
     private GpuDemand canonical(GpuDemand d) {
         Last l = last;
         if (l.asked() == d) return l.canonical();
+        // a demand names its serving domain, and a pod-kind domain is one pod's: bound the distinct values kept (a value
+        // dropped here only misses the memo's rows, which compare inputs by identity)
+        if (demands.size() >= MAX_DEMANDS) demands.clear();
         GpuDemand c = demands.computeIfAbsent(d, k -> k);
         last = new Last(d, c);
         return c;

@@ -154,7 +154,7 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
     @Override public boolean fits(NodeState node, GpuDemand demand) { return current().fits(node, demand); }
 
     /** FragmentationPolicy fits a node exactly when enough GPUs have room (and, with the UID rule, no conflict). */
-    @Override public boolean fitsByRoom(GpuDemand demand) { return !uidRule || demand.runAsUser().isEmpty(); }
+    @Override public boolean fitsByRoom(GpuDemand demand) { return !uidRule || !demand.underUidRule(); }
 
     /** With the UID rule, FragmentationPolicy checks the room first, then the UID conflict. */
     @Override public boolean fitsByRoomUnderUidRule(GpuDemand demand) { return uidRule; }

@@ -4,12 +4,17 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.codec.AllocationCodec;
+import io.mpshare.core.isolation.FaultDomains;
+import io.mpshare.core.isolation.FaultDomains.Kind;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.Phase;
+import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
+import io.mpshare.core.model.ServingDomain;
 import io.mpshare.kube.KubePod;
+import io.mpshare.scheduler.cycle.AskReader;
 import io.mpshare.scheduler.TestClock;
 import io.mpshare.testing.Nodes;
 import io.mpshare.testing.Pods;
@@ -55,6 +60,22 @@ class ClusterViewTest {
             assertThat(a.gpuIndices()).containsExactly(1);
         });
         assertThat(ledger.node("n1").allocatedMib(1)).isEqualTo(7 * 1024 + 512);
+    }
+
+    /** A restored booking serves in the domain its namespace's kind gives, as the bind that booked it placed it (the pod's own label aside). */
+    @Test void applyPod_restoredBooking_getsItsNamespacesServingDomain() {
+        var asks = new AskReader(MemoryUnit.GIB, new DemandResolver(0, MemoryUnit.GIB),
+                ns -> FaultDomains.kindOf(ns, ns.equals("default") ? "tenant" : null, Kind.NODE));
+        var tenants = new ClusterView(null, ledger, MemoryUnit.GIB, null, Duration.ofSeconds(30), (pod, demand) -> { }, p -> true, asks);
+        tenants.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
+        Pod pod = Pods.pod("p").uid("u1").gpuMem(7).on("n1").runAsUser(1000).label(Names.LABEL_FAULT_DOMAIN, "node")
+                .annotations(AllocationCodec.encode(alloc("n1", 1, clock.instant(), Phase.BOUND), MemoryUnit.GIB)).build();
+        tenants.applyPod(KubePod.of(pod));
+        assertThat(ledger.allocation(P)).get().satisfies(a -> assertThat(a.demand().domain()).isEqualTo(new ServingDomain(Kind.TENANT, "default/1000")));
+        assertThat(ledger.node("n1").domainsOn(1)).isEqualTo(1);
+        // the Binding's echo (the same pod again) is the same placement: nothing rebooked
+        tenants.applyPod(KubePod.of(pod));
+        assertThat(ledger.allocations()).hasSize(1);
     }
 
     @Test void applyPod_ackAnnotation_counted() {
@@ -125,7 +146,7 @@ class ClusterViewTest {
     /** An annotation for another node than the pod is bound to, or on a pod of a profile this extender does not place. */
     @Test void applyPod_otherNodeOrOtherScheduler_notCounted() {
         var only = new ClusterView(null, ledger, MemoryUnit.GIB, null, Duration.ofSeconds(30), (pod, demand) -> { },
-                p -> p.schedulerName().equals("mpshare-scheduler"));
+                p -> p.schedulerName().equals("mpshare-scheduler"), new AskReader(MemoryUnit.GIB, new DemandResolver(0, MemoryUnit.GIB)));
         only.applyNode(Nodes.node("n1").gpus(2, 16_384).build());
         only.applyNode(Nodes.node("n2").gpus(2, 16_384).build());
         Pod elsewhere = annotated(alloc("n1", 0, clock.instant(), Phase.BOUND), "n2");

@@ -2,8 +2,11 @@ package io.mpshare.scheduler.http;
 
 import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
+import io.mpshare.core.isolation.FaultDomains;
+import io.mpshare.core.isolation.FaultDomains.Kind;
 import io.mpshare.core.ledger.AssumeResult;
 import io.mpshare.core.ledger.Ledger;
+import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.PlacementEngine;
@@ -11,11 +14,15 @@ import io.mpshare.scheduler.TestClock;
 import io.mpshare.scheduler.Wiring;
 import io.mpshare.scheduler.bind.Binder;
 import io.mpshare.scheduler.bind.FakePodApi;
+import io.mpshare.scheduler.cycle.AskReader;
+import io.mpshare.scheduler.cycle.PipelineHolds;
 import io.mpshare.scheduler.metrics.ExtenderMetrics;
 import io.mpshare.scheduler.policy.LearnedFragmentationPolicy;
+import io.mpshare.scheduler.verbs.Verbs;
 import io.mpshare.testing.Nodes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.JsonNode;
@@ -35,7 +42,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The one-UID-per-daemon rule through the filter over real HTTP, with the default policy and the rule on (the
- * product's defaults): the names come as request bytes, so the answer is the index's (its UID summary per node).
+ * product's defaults): the names come as request bytes, so the answer is the index's (its UID summary per node). The
+ * rule holds for pods of the node daemon (their namespace in {@code node} kind, as {@link Wiring#ASKS} reads every
+ * namespace); a pod of a {@code tenant} domain has a daemon of its own and shares by room.
  */
 class FilterUidRuleIT {
     private final HttpClient http = HttpClient.newHttpClient();
@@ -55,7 +64,17 @@ class FilterUidRuleIT {
         book(engine, "no-uid", -1, 8_192);
         book(engine, "full-1000", 1000, 15_000);
         book(engine, "full-1000", 1000, 15_000);
-        var verbs = Wiring.verbs(engine);
+        this.engine = engine;
+        serve(Wiring.ASKS);
+    }
+
+    private PlacementEngine engine;
+
+    /** Serves the verbs over {@link #engine}, reading asks with {@code asks} (which namespace kinds). */
+    private void serve(AskReader asks) throws IOException {
+        if (server != null) server.close();
+        Ledger ledger = engine.ledger();
+        var verbs = new Verbs(engine, asks, PipelineHolds.off(engine));
         server = new ExtenderHttpServer(ExtenderHttpServer.Parts.of(new InetSocketAddress("127.0.0.1", 0), 2, verbs, Wiring.binder(verbs, new FakePodApi()), new Inspect(ledger), new ExtenderMetrics(ledger), () -> true, "test"));
         server.start();
         base = "http://127.0.0.1:" + server.port() + Names.EXTENDER_PREFIX + "/";
@@ -82,7 +101,7 @@ class FilterUidRuleIT {
             pod of UID 7        |    7 | no-uid                   | uid-1000,uid-1001,two-uids
             pod without UID     |   -1 | uid-1000,uid-1001,two-uids,no-uid |
             """)
-    void filter_podUid_keepsNodesOfItsUidOrNone_refusesOthersWithTheUidReason(String name, long uid, String kept, String uidRefused) throws Exception {
+    void filter_nodeKind_podUid_keepsNodesOfItsUidOrNone_refusesOthersWithTheUidReason(String name, long uid, String kept, String uidRefused) throws Exception {
         List<String> all = List.of("uid-1000", "uid-1001", "two-uids", "no-uid", "full-1000");
         JsonNode j = filter(uid, all);
         assertThat(j.get("Error").asString()).isEmpty();
@@ -103,9 +122,31 @@ class FilterUidRuleIT {
         assertThat(failed.get("full-1000").asString()).as(name).contains("GiB free").doesNotContain("UID");
     }
 
-    private JsonNode filter(long uid, List<String> nodes) throws Exception {
+    /** A pod of a {@code tenant}-kind namespace shares by room with any UID; a pod's own label or annotation asking a kind counts for nothing. */
+    @Test
+    void filter_tenantKind_everyUidSharesByRoom_podLabelOrAnnotationAsksNothing() throws Exception {
+        List<String> all = List.of("uid-1000", "uid-1001", "two-uids", "no-uid", "full-1000");
+        String asksTenant = "\"labels\":{\"" + Names.LABEL_FAULT_DOMAIN + "\":\"tenant\"},\"annotations\":{\"" + Names.LABEL_FAULT_DOMAIN + "\":\"tenant\"},";
+        // the namespace is node kind: the pod's own words do not lift the rule
+        JsonNode j = filter(7, all, asksTenant);
+        assertThat(strings(j.get("NodeNames"))).containsExactly("no-uid");
+
+        serve(new AskReader(MemoryUnit.GIB, new DemandResolver(512), ns -> FaultDomains.kindOf(ns, ns.equals("default") ? "tenant" : null, Kind.NODE)));
+        for (long uid : new long[] {7, 1000, 1001}) {
+            j = filter(uid, all);
+            assertThat(strings(j.get("NodeNames"))).as("UID %d", uid).containsExactly("uid-1000", "uid-1001", "two-uids", "no-uid");
+        }
+        // and a pod's label asking node kind does not bring the rule back
+        String asksNode = "\"labels\":{\"" + Names.LABEL_FAULT_DOMAIN + "\":\"node\"},\"annotations\":{\"" + Names.LABEL_FAULT_DOMAIN + "\":\"node\"},";
+        assertThat(strings(filter(7, all, asksNode).get("NodeNames"))).containsExactly("uid-1000", "uid-1001", "two-uids", "no-uid");
+    }
+
+    private JsonNode filter(long uid, List<String> nodes) throws Exception { return filter(uid, nodes, ""); }
+
+    /** A filter for a pod of namespace {@code default} running as {@code uid}; {@code meta} adds fields to its metadata. */
+    private JsonNode filter(long uid, List<String> nodes, String meta) throws Exception {
         String sc = uid < 0 ? "{}" : "{\"runAsUser\":" + uid + "}";
-        String body = "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u\"},\"spec\":{\"securityContext\":" + sc
+        String body = "{\"Pod\":{\"metadata\":{" + meta + "\"name\":\"p\",\"namespace\":\"default\",\"uid\":\"u\"},\"spec\":{\"securityContext\":" + sc
                 + ",\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"aliyun.com/gpu-mem\":\"7\"}}}]}},"
                 + "\"NodeNames\":[\"" + String.join("\",\"", nodes) + "\"]}";
         var r = http.send(HttpRequest.newBuilder(URI.create(base + "filter")).POST(HttpRequest.BodyPublishers.ofString(body)).build(),

@@ -64,7 +64,10 @@ public final class Summary {
         return m == 0 ? "-" : String.format(Locale.ROOT, "%.0f%%", (1 - (double) share.gpusNeeded() / m) * 100);
     }
 
-    /** One line per model about the fixed cluster: does anything wait there? */
+    /**
+     * One line per model about the fixed cluster: does anything wait there? With several tenants, also how many MPS
+     * daemons (fault domains) serve each GPU in use: each one more time-slices the GPU's servers.
+     */
     public static List<String> clusterLines(Simulation.Result r) {
         List<String> out = new ArrayList<>();
         int gpus = r.scenario().cluster().gpus();
@@ -72,7 +75,9 @@ public final class Summary {
             RunResult f = m.fixed();
             String wait = f.waited() == 0 ? "no pod waits"
                     : String.format(Locale.ROOT, "%,d pods wait (p95 %s, longest %s)", f.waited(), Fmt.duration(f.waitQuantileMs(0.95)), Fmt.duration(f.maxWaitMs()));
-            out.add(String.format(Locale.ROOT, "%s on the %,d-GPU cluster: peak %,d GPUs in use, %s", m.model().label(), gpus, f.peakGpusInUse(), wait));
+            String daemons = r.scenario().tenants() == 1 ? "" : String.format(Locale.ROOT, "; MPS daemons per GPU in use %.2f (most %d)",
+                    f.meanDaemonsPerGpu(), f.peakDaemonsPerGpu());
+            out.add(String.format(Locale.ROOT, "%s on the %,d-GPU cluster: peak %,d GPUs in use, %s%s", m.model().label(), gpus, f.peakGpusInUse(), wait, daemons));
         }
         return out;
     }

@@ -107,6 +107,9 @@ final class RealNode implements AutoCloseable {
                 "--run-dir", runDir().toString(), "--pod-resources-socket", kubelet.podResourcesSocket().toString(),
                 "--metrics-port", Integer.toString(Kubelet.freePort()), "--device-list-strategy", strategy,
                 "--driver-root", driverRoot().toString(), "--dev-root", driverRoot().toString(), "--cdi-spec-dir", cdiSpecDir().toString()));
+        // the tier's pods are the seed's shape, served by the colour's node daemon (the agent's default is tenant),
+        // unless the scenario gives its own kind
+        if (extra.stream().noneMatch(a -> a.startsWith("--fault-domain-default"))) args.addAll(List.of("--fault-domain-default", "node"));
         args.addAll(extra);
         devicePlugin = mpshare.start("device-plugin", args, Map.of("KUBECONFIG", cluster.devicePluginKubeconfig().toString(), "NODE_NAME", NAME),
                 dir.resolve("logs/device-plugin.log"));

@@ -1,4 +1,4 @@
-package io.mpshare.deviceplugin.cluster;
+package io.mpshare.kube;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,8 +19,9 @@ import java.util.logging.Logger;
 /**
  * The MPS fault-domain kind each namespace asks: its label {@link Names#LABEL_FAULT_DOMAIN} (set by the cluster admin;
  * pod authors cannot write their namespace), else the cluster default. From an informer on Namespaces (the chart grants
- * get, list and watch on namespaces: the only read of objects other than this node's). A label value that is no kind is
- * logged once and the default applies.
+ * the device plugin and the extender get, list and watch on namespaces). A label value that is no kind is logged once and
+ * the default applies. Before {@link #start} every namespace gets the default. The device plugin chooses each pod's domain
+ * with it; the extender places by the same answer.
  */
 public final class NamespaceKinds implements Function<String, Choice>, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(NamespaceKinds.class.getName());
@@ -45,7 +46,7 @@ public final class NamespaceKinds implements Function<String, Choice>, AutoClose
         long end = System.nanoTime() + timeout.toNanos();
         while (informer == null || !informer.hasSynced()) {
             if (System.nanoTime() > end) throw new IllegalStateException("namespaces not listed within " + timeout.toSeconds()
-                    + " s: the device plugin needs get, list and watch on namespaces to read " + Names.LABEL_FAULT_DOMAIN);
+                    + " s: get, list and watch on namespaces are needed to read " + Names.LABEL_FAULT_DOMAIN);
             TimeUnit.MILLISECONDS.sleep(20);
         }
     }
