@@ -6,6 +6,7 @@ import io.mpshare.core.model.PodKey;
 import io.mpshare.core.model.ServingDomain;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -227,8 +228,13 @@ public final class NodeState {
                 if (first == null) first = d;
                 else if (d != first && !d.equals(first)) { one = false; break; }
             }
-            if (one) return new Census(first, null);
             int n = s.gpuCount();
+            if (first == null) {   // no pod booked: no daemon on any GPU
+                ServingDomain[][] none = new ServingDomain[n][];
+                Arrays.fill(none, new ServingDomain[0]);
+                return new Census(null, none);
+            }
+            if (one) return new Census(first, null);
             var sets = new ArrayList<LinkedHashSet<ServingDomain>>(n);
             for (int i = 0; i < n; i++) sets.add(new LinkedHashSet<>());
             for (Allocation a : s.pods.values())

@@ -121,6 +121,18 @@ class DomainAwarePlacementTest {
     }
 
     @Test
+    void daemonsPerGpu_nodeWithNoPods_noDaemonAnywhere() {
+        Ledger l = ledger(h200s("n", 2));
+        book(l, "n", 0, "team-a", "a1", pod(Kind.TENANT, "team-a", "a1", 1000, 10));
+        l.release(new PodKey("team-a", "a1"));   // the simulator asks again once a node's last pod has left
+        NodeState empty = l.node("n");
+        assertThat(empty.hasBookings()).isFalse();
+        assertThat(List.of(empty.domainsOn(0), empty.domainsOn(1))).containsExactly(0, 0);
+        assertThat(empty.runsOn(0, new ServingDomain(Kind.TENANT, "team-a/1000"))).isFalse();
+        assertThat(empty.onlyDomain()).isNull();
+    }
+
+    @Test
     void daemonsPerGpu_oneDomainOnTheNode_thenSeveral() {
         Ledger l = ledger(h200s("n", 3));
         book(l, "n", 0, "team-a", "a1", pod(Kind.TENANT, "team-a", "a1", 1000, 10));
