@@ -92,6 +92,7 @@ public final class SchedulerExtender implements AutoCloseable {
         if (policy instanceof LearnedFragmentationPolicy learned) seen = learned::observe; // the default policy learns its task mix
         this.view = new ClusterView(client, ledger, config.unit(), timers, config.expiryPeriod(), seen, checks::accepts, asks);
         if (policy instanceof LearnedFragmentationPolicy learned) { // and reads host CPU and memory from the same informers
+            learned.touchOnHostChange(ledger); // remembered scores follow each node's host room too
             view.addNodeHandler(learned.host().nodeEvents());
             view.addPodHandler(learned.host().podEvents());
         }

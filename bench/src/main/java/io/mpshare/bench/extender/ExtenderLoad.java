@@ -126,6 +126,7 @@ public final class ExtenderLoad {
      */
     static ExtenderHttpServer extender(Ledger ledger, PlacementPolicy policy, int threads) throws IOException {
         var engine = new PlacementEngine(ledger, Boolean.getBoolean("bench.uidBySnapshot") ? uidBySnapshot(policy) : policy);
+        if (policy instanceof LearnedFragmentationPolicy learned) learned.touchOnHostChange(ledger); // as SchedulerExtender wires it
         Kind kind = faultDomain();
         var asks = new AskReader(MemoryUnit.GIB, new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB), ns -> FaultDomains.kindOf(ns, null, kind));
         var holds = new PipelineHolds(engine, InstantSource.system(), ExtenderConfig.DEFAULT_HOLD_TTL);

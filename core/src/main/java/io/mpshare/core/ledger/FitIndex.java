@@ -28,6 +28,12 @@ import java.util.Map;
  * UIDs its booked pods run as ({@link NodeState#uids}: none, one UID, several), so
  * {@link View#room(int, long, int, int, long)} can say whether a pod of a given UID conflicts there, exactly
  * as {@code Fitting.uidConflict} decides on the snapshot.
+ *
+ * <p>Versions. A slot's version grows by 2 with each write, so a reader can tell that nothing it depends on changed
+ * between two reads ({@link View#version}); the slot also keeps the snapshot it was written from ({@link View#state}),
+ * read against the same version. {@link #touch} moves a node's version without a new snapshot, for inputs of a
+ * node's score kept outside it (the extender's host room): a remembered score ({@code ScoreBoard}) is valid while
+ * its node's version stays.
  */
 public final class FitIndex {
     /** GPUs kept inline per node. */
@@ -56,6 +62,7 @@ public final class FitIndex {
         final int[] probe;      // slot + 1 per bucket, 0 = empty; by the bytes' hash
         final int[] probeS;     // the same by String.hashCode, for names given as Strings
         final String[] strings;
+        final NodeState[] states; // the snapshot each slot was last written from (null: absent)
         final int mask;
         final byte[][] names;
         final int[] hashes;
@@ -66,6 +73,7 @@ public final class FitIndex {
             probe = new int[buckets];
             probeS = new int[buckets];
             strings = new String[slots];
+            states = new NodeState[slots];
             mask = buckets - 1;
             names = new byte[slots][];
             hashes = new int[slots];
@@ -99,12 +107,25 @@ public final class FitIndex {
         write(t, slot, s);
     }
 
+    /**
+     * Moves the version of {@code name}'s slot without changing what it holds: an input of the node's score kept
+     * outside its snapshot changed (a node never seen: nothing to do). Readers of the slot read again.
+     */
+    public synchronized void touch(String name) {
+        Table t = table;
+        int slot = find(t, name);
+        if (slot < 0) return;
+        int base = slot * STRIDE;
+        LONGS.setRelease(t.data, base, (long) LONGS.getVolatile(t.data, base) + 2);
+    }
+
     private static void write(Table t, int slot, NodeState s) {
         long[] d = t.data;
         int base = slot * STRIDE;
         long v = d[base];
         LONGS.setVolatile(d, base, v + 1);
         VarHandle.storeStoreFence();
+        t.states[slot] = s;
         if (s == null) d[base + 1] = COUNT_ABSENT;
         else if (s.gpuCount() > WIDTH) d[base + 1] = COUNT_WIDE;
         else {
@@ -131,6 +152,7 @@ public final class FitIndex {
         System.arraycopy(old.names, 0, t.names, 0, old.size);
         System.arraycopy(old.hashes, 0, t.hashes, 0, old.size);
         System.arraycopy(old.strings, 0, t.strings, 0, old.size);
+        System.arraycopy(old.states, 0, t.states, 0, old.size);
         System.arraycopy(old.data, 0, t.data, 0, old.size * STRIDE);
         for (int s = 0; s < old.size; s++) {
             t.data[s * STRIDE] &= ~1L; // no writer is mid-way: writes are serialised on this index
@@ -232,6 +254,34 @@ public final class FitIndex {
          * for a negative slot: a reader of names as bytes gets the ledger's key without building a String per name.
          */
         public String name(int slot) { return slot < 0 ? null : t.strings[slot]; }
+
+        /** Slots this table holds room for: every slot of it is below this. */
+        public int capacity() { return t.names.length; }
+
+        /**
+         * The version of {@code slot} (even; it grows with every write and {@link #touch} of the node), read when no
+         * writer is mid-way. Each version names one snapshot and one state of the inputs {@link #touch} stands for.
+         */
+        public long version(int slot) {
+            int base = slot * STRIDE;
+            while (true) {
+                long v = (long) LONGS.getAcquire(t.data, base);
+                if ((v & 1) == 0) return v;
+                Thread.onSpinWait();
+            }
+        }
+
+        /**
+         * The snapshot {@code slot} was last written from (null: the node is absent). Read it between {@link #version}
+         * and {@link #still}: when the slot still has that version, this is the snapshot the version names.
+         */
+        public NodeState state(int slot) { return t.states[slot]; }
+
+        /** Whether {@code slot} still has {@code version} (reads before this one are done first). */
+        public boolean still(int slot, long version) {
+            VarHandle.loadLoadFence();
+            return (long) LONGS.getOpaque(t.data, slot * STRIDE) == version;
+        }
 
         /**
          * How many GPUs of the node in {@code slot} can take {@code needMib} MiB and {@code needCore}% now

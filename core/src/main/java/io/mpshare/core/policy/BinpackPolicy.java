@@ -4,6 +4,8 @@ import io.mpshare.core.Names;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 
+import java.util.List;
+
 /**
  * Best fit: the GPUs whose free memory is the smallest that still fits, so large holes stay whole.
  * Node score: the tighter the fit (less memory left on the chosen GPUs), the higher; ties go to the
@@ -22,6 +24,9 @@ public final class BinpackPolicy implements PlacementPolicy {
     @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
         return Ranked.choose(s, d, uidRule, false);
     }
+
+    /** A pure function of the snapshot and the demand: the policy and the demand name every other input. */
+    @Override public Object scoreKey(GpuDemand d) { return List.of(this, d); }
 
     @Override public long score(NodeState s, GpuDemand d) {
         return Ranked.score(s, d, uidRule, false);

@@ -5,6 +5,7 @@ import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -214,6 +215,9 @@ public final class FragmentationPolicy implements PlacementPolicy {
 
     /** With the UID rule: room first, then the UID conflict ({@link #evaluate}'s order). */
     @Override public boolean fitsByRoomUnderUidRule(GpuDemand d) { return uidRule; }
+
+    /** A pure function of the snapshot and the demand: the policy and the demand name every other input. */
+    @Override public Object scoreKey(GpuDemand d) { return List.of(this, d); }
 
     @Override public long score(NodeState s, GpuDemand d) {
         return fits(s, d) && evaluate(s, d) instanceof Evaluation.Fits f ? f.score() : NO_FIT;

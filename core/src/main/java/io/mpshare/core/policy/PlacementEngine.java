@@ -26,6 +26,7 @@ public final class PlacementEngine {
 
     private final Ledger ledger;
     private final PlacementPolicy policy;
+    private final ScoreBoard boards = new ScoreBoard();
 
     public PlacementEngine(Ledger ledger, PlacementPolicy policy) {
         this.ledger = ledger;
@@ -91,7 +92,14 @@ public final class PlacementEngine {
      * Outcome of {@link #filter(GpuDemand, byte[], int[], int[], int)}: the positions (in the request) of the
      * nodes kept, {@code fits[0..fitCount)} ascending, and the reasons for the others by name.
      */
-    public record IndexedOutcome(int[] fits, int fitCount, Map<String, String> failed, Map<String, String> unresolvable) {}
+    public record IndexedOutcome(int[] fits, int fitCount, Map<String, String> failed, Map<String, String> unresolvable, int[] slots) {
+        /** @param slots each request position's slot in the ledger's {@link FitIndex} (-1: unknown name), or null when not looked up */
+        public IndexedOutcome {}
+
+        public IndexedOutcome(int[] fits, int fitCount, Map<String, String> failed, Map<String, String> unresolvable) {
+            this(fits, fitCount, failed, unresolvable, null);
+        }
+    }
 
     /**
      * {@link #filter(GpuDemand, List)} over names given as UTF-8 bytes: name {@code i} is
@@ -181,7 +189,7 @@ public final class PlacementEngine {
         int[] fits = new int[count];
         int m = 0;
         FitIndex.View v = ledger.fitIndex().view();
-        int[] slots = fits; // as in filter: slots[i] is read before fits[m] is written, and m <= i
+        int[] slots = new int[count]; // given back: prioritize and the shortlist score the nodes kept by slot
         if (uid != SNAPSHOTS) {
             if (hashes == null) for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i]);
             else for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i], hashes[i]);
@@ -205,7 +213,7 @@ public final class PlacementEngine {
             }
         }
         if (m == 0 && count > 0) return filter(d, buf, off, len, hashes, count, self); // refused everywhere: every reason
-        return new IndexedOutcome(fits, m, Map.of(), Map.of());
+        return new IndexedOutcome(fits, m, Map.of(), Map.of(), uid == SNAPSHOTS ? null : slots);
     }
 
     /** What {@link #judge} keeps, without the reason of a refusal. */
@@ -294,40 +302,59 @@ public final class PlacementEngine {
 
     /** The same for the pod {@code self}: its own booking does not count against it (null: no pod to leave out). */
     public List<NodeScore> prioritize(GpuDemand d, List<String> nodeNames, PodKey self) {
-        String[] names = nodeNames.toArray(String[]::new);
-        int[] scores = scores(d, names, self);
-        List<NodeScore> out = new ArrayList<>(names.length);
-        for (int i = 0; i < names.length; i++) out.add(new NodeScore(names[i], scores[i]));
+        FitIndex.View v = ledger.fitIndex().view();
+        int[] slots = new int[nodeNames.size()];
+        for (int i = 0; i < slots.length; i++) slots[i] = v.slot(nodeNames.get(i));
+        int[] scores = scores(d, v, slots, self);
+        List<NodeScore> out = new ArrayList<>(slots.length);
+        for (int i = 0; i < slots.length; i++) out.add(new NodeScore(nodeNames.get(i), scores[i]));
         return out;
     }
 
     /**
      * {@link #prioritize(GpuDemand, List, PodKey)} over names given as UTF-8 bytes, as {@link #filter(GpuDemand, byte[],
-     * int[], int[], int[], int, PodKey)} takes them ({@code hashes} may be null): the score of each position. A name
-     * the ledger knows is looked up as the ledger's own {@code String} ({@link FitIndex.View#name}), so no String is
-     * built and hashed per node.
+     * int[], int[], int[], int, PodKey)} takes them ({@code hashes} may be null): the score of each position, with no
+     * String built per node.
      */
     public int[] prioritize(GpuDemand d, byte[] buf, int[] off, int[] len, int[] hashes, int count, PodKey self) {
         FitIndex.View v = ledger.fitIndex().view();
-        String[] names = new String[count];
-        for (int i = 0; i < count; i++) {
-            String known = v.name(hashes == null ? v.slot(buf, off[i], len[i]) : v.slot(buf, off[i], len[i], hashes[i]));
-            names[i] = known != null ? known : new String(buf, off[i], len[i], StandardCharsets.UTF_8);
-        }
-        return scores(d, names, self);
+        int[] slots = new int[count];
+        if (hashes == null) for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i]);
+        else for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i], hashes[i]);
+        return scores(d, v, slots, self);
     }
 
-    /** Scores of {@link #prioritize(GpuDemand, List, PodKey)} by position. */
-    private int[] scores(GpuDemand d, String[] names, PodKey self) {
-        NodeState[] states = new NodeState[names.length];
-        for (int i = 0; i < names.length; i++) states[i] = ledger.node(names[i]); // a tight pass, as snapshots() does
+    /**
+     * {@link #prioritize(GpuDemand, byte[], int[], int[], int[], int, PodKey)} of the nodes in the ledger's index
+     * {@code slots} (as a filter found them, {@link IndexedOutcome#slots}; -1: a name the ledger never knew): the score
+     * of each, with no name looked up again.
+     */
+    public int[] prioritize(GpuDemand d, int[] slots, PodKey self) {
+        return scores(d, ledger.fitIndex().view(), slots, self);
+    }
+
+    /**
+     * Scores by position of the nodes in index {@code slots} (-1: a name the ledger never knew, which does not fit),
+     * each node read from the index's snapshot at its version. A node's raw score comes from {@link ScoreBoard} while
+     * the node's version is the one it was scored at ({@link PlacementPolicy#scoreKey}); the node of {@code self}'s own
+     * booking is always scored, without that booking.
+     */
+    private int[] scores(GpuDemand d, FitIndex.View v, int[] slots, PodKey self) {
         String own = self == null ? null : ledger.allocation(self).map(Allocation::node).orElse(null);
-        if (own != null) for (int i = 0; i < states.length; i++) if (states[i] != null && own.equals(names[i])) states[i] = states[i].exceptPod(self);
+        int ownSlot = own == null ? -1 : v.slot(own);
         PlacementPolicy p = self == null ? policy : policy.forPod(self);
-        long[] raw = new long[states.length];
+        ScoreBoard.Board board = boards.board(p.scoreKey(d), v.capacity());
+        long[] raw = new long[slots.length];
         long min = Long.MAX_VALUE, max = Long.MIN_VALUE;
         for (int i = 0; i < raw.length; i++) {
-            long score = states[i] == null ? PlacementPolicy.NO_FIT : p.score(states[i], d);
+            int slot = slots[i];
+            long score;
+            if (slot < 0) score = PlacementPolicy.NO_FIT;
+            else if (slot != ownSlot) score = board.score(v, slot, p, d);
+            else {
+                NodeState s = ledger.node(own);
+                score = s == null ? PlacementPolicy.NO_FIT : p.score(s.exceptPod(self), d);
+            }
             raw[i] = score;
             if (score != PlacementPolicy.NO_FIT) { min = Math.min(min, score); max = Math.max(max, score); }
         }

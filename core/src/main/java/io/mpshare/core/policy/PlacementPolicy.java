@@ -65,4 +65,13 @@ public interface PlacementPolicy extends GpuChooser {
      * books what prioritize scored.
      */
     default PlacementPolicy forPod(PodKey pod) { return this; }
+
+    /**
+     * A value naming every input of {@link #score} for {@code demand} other than the node's snapshot and what
+     * {@link FitIndex#touch} stands for, so that {@link PlacementEngine} may give back a node's score while the node's
+     * version ({@link FitIndex.View#version}) stays: equal keys must mean equal scores on equal versions. Null (the
+     * default) remembers nothing. A policy that reads node inputs outside the snapshot answers a key only when every
+     * change of those inputs touches the node in the index.
+     */
+    default Object scoreKey(GpuDemand demand) { return null; }
 }

@@ -4,6 +4,8 @@ import io.mpshare.core.Names;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 
+import java.util.List;
+
 /** Worst fit: the GPUs with the most free memory, so pods land on the quietest GPUs; the emptiest node scores highest. */
 public final class SpreadPolicy implements PlacementPolicy {
     private final boolean uidRule;
@@ -17,6 +19,9 @@ public final class SpreadPolicy implements PlacementPolicy {
     @Override public Evaluation evaluate(NodeState s, GpuDemand d) {
         return Ranked.choose(s, d, uidRule, true);
     }
+
+    /** A pure function of the snapshot and the demand: the policy and the demand name every other input. */
+    @Override public Object scoreKey(GpuDemand d) { return List.of(this, d); }
 
     @Override public long score(NodeState s, GpuDemand d) {
         return Ranked.score(s, d, uidRule, true);

@@ -9,13 +9,16 @@ import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.policy.Evaluation;
 import io.mpshare.core.policy.FragmentationPolicy;
+import io.mpshare.core.policy.PlacementPolicy;
 import io.mpshare.kube.HostAsk;
 import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodEvents;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * Free host CPU and memory per node, as kube-scheduler counts them: {@code status.allocatable} minus the
@@ -74,6 +77,24 @@ public final class HostRoom {
 
     private final ConcurrentHashMap<String, Entry> nodes = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<PodKey, Seen> pods = new ConcurrentHashMap<>();
+    private volatile Consumer<String> changed;
+
+    /**
+     * Tells {@code l} the name of every node whose host room changed, after the change (one listener, replacing the
+     * last). The extender touches the node in the ledger's index with it, so a score remembered against the node's
+     * version ({@link PlacementPolicy#scoreKey}) is not given after its room moved.
+     */
+    public void onChange(Consumer<String> l) { changed = Objects.requireNonNull(l, "listener"); }
+
+    /** Whether every change is told to a listener ({@link #onChange}). */
+    public boolean told() { return changed != null; }
+
+    private void set(Entry e, String node, Room r) {
+        if (e.room == r) return;
+        e.room = r;
+        Consumer<String> l = changed;
+        if (l != null) l.accept(node);
+    }
 
     /** The node informer's events (labelled nodes: their allocatable CPU and memory). */
     public ResourceEventHandler<Node> nodeEvents() {
@@ -97,13 +118,14 @@ public final class HostRoom {
         boolean hasCpu = alloc != null && alloc.get(Names.RESOURCE_CPU) != null, hasMem = alloc != null && alloc.get(Names.RESOURCE_MEMORY) != null;
         long cpu = hasCpu ? HostAsk.amount(alloc, Names.RESOURCE_CPU, true, false) : UNKNOWN;
         long mem = hasMem ? HostAsk.amount(alloc, Names.RESOURCE_MEMORY, false, false) : UNKNOWN;
-        Entry e = entry(n.getMetadata().getName());
-        e.room = e.room.withAlloc(cpu, mem);
+        String node = n.getMetadata().getName();
+        Entry e = entry(node);
+        set(e, node, e.room.withAlloc(cpu, mem));
     }
 
     public synchronized void removeNode(String node) {
         Entry e = nodes.get(node);
-        if (e != null) e.room = e.room.withAlloc(UNKNOWN, UNKNOWN);
+        if (e != null) set(e, node, e.room.withAlloc(UNKNOWN, UNKNOWN));
     }
 
     public synchronized void applyPod(KubePod p) {
@@ -115,7 +137,7 @@ public final class HostRoom {
         if (before != null && before.node() != null && !before.node().equals(now.node())) unbind(key, before.node());
         if (now.node() != null) {
             Entry e = entry(now.node());
-            e.room = e.room.with(key, now.ask());
+            set(e, now.node(), e.room.with(key, now.ask()));
         }
     }
 
@@ -134,10 +156,16 @@ public final class HostRoom {
 
     private void unbind(PodKey key, String node) {
         Entry e = nodes.get(node);
-        if (e != null) e.room = e.room.without(key);
+        if (e != null) set(e, node, e.room.without(key));
     }
 
     private Entry entry(String node) { return nodes.computeIfAbsent(node, k -> new Entry()); }
+
+    /** Whether the pod informer shows this pod bound to a node. */
+    public boolean bound(PodKey pod) {
+        Seen s = pods.get(pod);
+        return s != null && s.node() != null;
+    }
 
     /** Whether the pod informer has shown this pod (and it is not deleted or finished). */
     public boolean known(PodKey pod) { return pods.containsKey(pod); }

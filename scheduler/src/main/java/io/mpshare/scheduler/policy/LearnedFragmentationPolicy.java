@@ -1,5 +1,6 @@
 package io.mpshare.scheduler.policy;
 
+import io.mpshare.core.ledger.Ledger;
 import io.mpshare.core.ledger.NodeState;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
@@ -120,6 +121,12 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
         return new TaskMix(entries);
     }
 
+    /**
+     * Lets {@code ledger}'s engine remember this policy's scores per pod shape ({@link PlacementPolicy#scoreKey}): every
+     * change of a node's host room touches the node in the ledger's index, so a remembered score is not given after it.
+     */
+    public void touchOnHostChange(Ledger ledger) { host.onChange(ledger.fitIndex()::touch); }
+
     /** Where the policy reads the nodes' free CPU and memory and the pods' requests. */
     public HostRoom host() { return host; }
 
@@ -139,6 +146,11 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
                 return evaluate(node, demand) instanceof Evaluation.Fits f ? f.score() : NO_FIT;
             }
             @Override public boolean fitsByRoom(GpuDemand demand) { return LearnedFragmentationPolicy.this.fitsByRoom(demand); }
+            // the node's host room is an input outside its snapshot: remembered only while every change of it touches the
+            // node; a pod the informer shows bound has its own request given back on its node: scored afresh
+            @Override public Object scoreKey(GpuDemand demand) {
+                return host.told() && !host.bound(pod) ? List.of(memo, demand, ask.cpuMilli(), ask.memoryMib()) : null;
+            }
         };
     }
 
@@ -150,6 +162,8 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
     @Override public Evaluation evaluate(NodeState node, GpuDemand demand) { return current().evaluate(node, demand); }
 
     @Override public long score(NodeState node, GpuDemand demand) { return current().score(node, demand); }
+
+    @Override public Object scoreKey(GpuDemand demand) { return current().scoreKey(demand); }
 
     @Override public boolean fits(NodeState node, GpuDemand demand) { return current().fits(node, demand); }
 

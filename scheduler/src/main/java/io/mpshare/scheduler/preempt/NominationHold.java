@@ -86,6 +86,6 @@ public final class NominationHold implements HeldRoom {
                 break;
             }
         }
-        return failed == null ? a : new Verbs.IndexedFilterAnswer(fits, count, failed, a.unresolvable(), a.error());
+        return failed == null ? a : new Verbs.IndexedFilterAnswer(fits, count, failed, a.unresolvable(), a.error(), a.slots());
     }
 }

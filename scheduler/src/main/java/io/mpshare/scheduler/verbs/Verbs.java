@@ -76,7 +76,14 @@ public final class Verbs {
      * A filter answer over names given as bytes ({@link PlacementEngine#filter(GpuDemand, byte[], int[], int[], int[], int, PodKey)}):
      * the positions of the nodes kept, {@code fits[0..fitCount)}, reasons for the others, or an error.
      */
-    public record IndexedFilterAnswer(int[] fits, int fitCount, Map<String, String> failed, Map<String, String> unresolvable, String error) {}
+    public record IndexedFilterAnswer(int[] fits, int fitCount, Map<String, String> failed, Map<String, String> unresolvable, String error, int[] slots) {
+        /** @param slots each request position's slot in the ledger's index, as the engine's filter found them, or null */
+        public IndexedFilterAnswer {}
+
+        public IndexedFilterAnswer(int[] fits, int fitCount, Map<String, String> failed, Map<String, String> unresolvable, String error) {
+            this(fits, fitCount, failed, unresolvable, error, null);
+        }
+    }
 
     public IndexedFilterAnswer filter(Ask ask, byte[] buf, int[] off, int[] len, int[] hashes, int count) {
         return filter(ask, buf, off, len, hashes, count, PlacementEngine.Reasons.ALWAYS);
@@ -93,7 +100,7 @@ public final class Verbs {
             case Ask.Bad b -> new IndexedFilterAnswer(new int[0], 0, Map.of(), Map.of(), b.reason());
             case Ask.Gpu g -> {
                 PlacementEngine.IndexedOutcome o = engine.filter(g.demand(), buf, off, len, hashes, count, g.pod().key(), reasons);
-                yield new IndexedFilterAnswer(o.fits(), o.fitCount(), o.failed(), o.unresolvable(), "");
+                yield new IndexedFilterAnswer(o.fits(), o.fitCount(), o.failed(), o.unresolvable(), "", o.slots());
             }
         };
     }
@@ -112,14 +119,21 @@ public final class Verbs {
         int n = a.fitCount();
         if (shortlist == 0 || n <= shortlist || !(ask instanceof Ask.Gpu g)) return a;
         int[] fits = a.fits();
-        int[] o = new int[n], l = new int[n], h = hashes == null ? null : new int[n];
-        for (int i = 0; i < n; i++) {
-            int p = fits[i];
-            o[i] = off[p];
-            l[i] = len[p];
-            if (h != null) h[i] = hashes[p];
+        int[] scores;
+        if (a.slots() != null) { // the slots the filter found: no name looked up again
+            int[] kept = new int[n];
+            for (int i = 0; i < n; i++) kept[i] = a.slots()[fits[i]];
+            scores = engine.prioritize(g.demand(), kept, g.pod().key());
+        } else {
+            int[] o = new int[n], l = new int[n], h = hashes == null ? null : new int[n];
+            for (int i = 0; i < n; i++) {
+                int p = fits[i];
+                o[i] = off[p];
+                l[i] = len[p];
+                if (h != null) h[i] = hashes[p];
+            }
+            scores = engine.prioritize(g.demand(), buf, o, l, h, n, g.pod().key());
         }
-        int[] scores = engine.prioritize(g.demand(), buf, o, l, h, n, g.pod().key());
         int[] bucket = new int[PlacementEngine.MAX_SCORE + 1];
         for (int s : scores) bucket[Math.clamp(s, 0, PlacementEngine.MAX_SCORE)]++;
         int cut = PlacementEngine.MAX_SCORE, above = 0; // every node scored above cut is kept, then the first of cut
@@ -131,7 +145,7 @@ public final class Verbs {
             int s = Math.clamp(scores[i], 0, PlacementEngine.MAX_SCORE);
             if (s > cut || (s == cut && ofCut-- > 0)) kept[m++] = fits[i];
         }
-        return new IndexedFilterAnswer(kept, m, a.failed(), a.unresolvable(), a.error());
+        return new IndexedFilterAnswer(kept, m, a.failed(), a.unresolvable(), a.error(), a.slots());
     }
 
     public record PrioritizeAnswer(List<NodeScore> scores, String error) {}

@@ -52,9 +52,19 @@ class LearnedHostPolicyTest {
      * With host CPU n2 alone gets the top score; once a bound pod takes most of n2's CPU and n1 grows, n1 does; the GPU-only policy
      * (same mix) ranks the two the same way both times. Bind books on the chosen node with the same inputs.
      */
-    @Test void prioritizeAndAssume_cpuShortNode_loses_gpuOnlyDoesNotSee() {
+    @Test void prioritizeAndAssume_cpuShortNode_loses_gpuOnlyDoesNotSee() { cpuShortNodeLoses(false); }
+
+    /**
+     * The same with scores remembered per node version, as the extender runs ({@link LearnedFragmentationPolicy#touchOnHostChange}):
+     * scored twice before the host room moves (so the second answer came from the board), the answers after it still
+     * follow the new room: each change touched its node.
+     */
+    @Test void prioritize_scoresRemembered_hostRoomChangeTouchesTheNode_newRoomSeen() { cpuShortNodeLoses(true); }
+
+    private void cpuShortNodeLoses(boolean remembered) {
         var mix = new TaskMix(List.of(new TaskMix.Entry(1, 8_192 + 512, 0, 0, 4_000, 0, 1)));
         var policy = new LearnedFragmentationPolicy(false, host, mix, 1, Integer.MAX_VALUE);
+        if (remembered) policy.touchOnHostChange(ledger);
         node("n1", "6");
         node("n2", "16");
         host.applyPod(KubePod.of(Pods.pod("p").cpu("3").memory("1Gi").build()));
@@ -64,7 +74,8 @@ class LearnedHostPolicyTest {
         var gpuOnly = new PlacementEngine(ledger, policy.current());
         List<String> both = List.of("n1", "n2");
 
-        assertThat(withHost.prioritize(d, both, key)).containsExactly(new NodeScore("n1", 0), new NodeScore("n2", PlacementEngine.MAX_SCORE));
+        for (int i = 0; i < 3; i++)
+            assertThat(withHost.prioritize(d, both, key)).containsExactly(new NodeScore("n1", 0), new NodeScore("n2", PlacementEngine.MAX_SCORE));
         var gpuOnlyBefore = gpuOnly.prioritize(d, both, key);
 
         host.applyPod(KubePod.of(Pods.pod("big").cpu("12").on("n2").phase("Running").build())); // n2: 4 cores left, 1 after the pod
