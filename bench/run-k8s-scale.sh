@@ -10,15 +10,21 @@
 # Arguments go to ScaleBench: --nodes=500 --pods=1000 --warmup=300 --fill=0.5 --seed=42 --threads=16 --rate=0 (0: at once)
 #   --default-stream=true --jfr=FILE (the extender during the GPU stream) --qps=5000 --timeout-s=120 --extender-heap=1g
 #   --extender-arg=ARG (repeatable). MPSHARE_NO_BUILD=1 skips the build; MPSHARE_JAR runs another extender jar.
+# JAVA and CP (both set) run ScaleBench with that java and classpath, unbuilt: a host without a JDK or Maven
+# (bench/run-scale-quiet.sh stages them).
 set -euo pipefail
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
-. "$root/bin/jdk.sh"
-mpshare_find_jdk || exit 2
 cd "$root"
 command -v taskset >/dev/null || { echo "run-k8s-scale: taskset is missing (util-linux): apt-get install -y util-linux" >&2; exit 2; }
-if [ -z "${MPSHARE_NO_BUILD:-}" ]; then
-  mpshare_require_maven || exit 2
-  mvn -B -q -DskipTests -pl cli,e2e/k8s -am package >&2
+if [ -z "${JAVA:-}" ] || [ -z "${CP:-}" ]; then
+  . "$root/bin/jdk.sh"
+  mpshare_find_jdk || exit 2
+  if [ -z "${MPSHARE_NO_BUILD:-}" ]; then
+    mpshare_require_maven || exit 2
+    mvn -B -q -DskipTests -pl cli,e2e/k8s -am package >&2
+  fi
+  JAVA=$JAVA_HOME/bin/java
+  CP="e2e/k8s/target/classes:$(cat e2e/k8s/target/classpath.txt)"
 fi
 n=$(nproc)
 if [ "$n" -lt 2 ]; then echo "run-k8s-scale: needs 2 CPUs or more to pin the generator and the servers apart" >&2; exit 2; fi
@@ -26,5 +32,5 @@ if [ "$n" -lt 4 ]; then load_default=0; server_default="1-$((n - 1))"
 else q=$((n / 4)); load_default="0-$((q - 1))"; server_default="$q-$((n - 1))"; fi
 L=${LOAD_CPUS:-$load_default}; S=${SERVER_CPUS:-$server_default}
 echo "machine: $n CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load average $(cut -d' ' -f1-3 /proc/loadavg); generator on CPUs $L, servers on CPUs $S"
-exec taskset -c "$L" "$JAVA_HOME/bin/java" -Xmx3g -cp "e2e/k8s/target/classes:$(cat e2e/k8s/target/classpath.txt)" \
+exec taskset -c "$L" "$JAVA" -Xmx3g -cp "$CP" \
   io.mpshare.e2e.k8s.scale.ScaleBench --server-cpus="$S" "$@"

@@ -59,9 +59,10 @@ python3 e2e/gpu/store-jars.py "$B/lib"
 tar -C "$B" -cf - lib | xz -T0 -6 > "$OUT/p3/lib.tar.xz"
 
 # --- the Java runtime: the modules the node and control components use (jdeps over the jars, less java.desktop and
-# java.compiler, which only unused paths of Jackson and picocli reach); not compressed by jlink, so xz packs it ---
+# java.compiler, which only unused paths of Jackson and picocli reach), and jcmd (jdk.jcmd), with which the scale bench
+# starts and dumps JFR in the extender; not compressed by jlink, so xz packs it ---
 say "jlink"
-"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.httpserver,jdk.jfr,jdk.management,jdk.net,jdk.unsupported \
+"$JAVA_HOME/bin/jlink" --add-modules java.base,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.httpserver,jdk.jcmd,jdk.jfr,jdk.management,jdk.net,jdk.unsupported \
   --strip-debug --no-header-files --no-man-pages --compress=zip-0 --output "$B/jre"
 tar -C "$B" -cf - jre | xz -T0 -6 > "$OUT/p1/jre.tar.xz"
 

@@ -21,6 +21,7 @@
 #                                   which outlives the call while the machine stays warm; part 1 also checks the
 #                                   machine and builds the images. e2e/gpu/README.md gives the device calls.
 #   e2e/gpu/node-tier.sh run        the tier (after the three parts), in a network namespace of its own.
+#   e2e/gpu/node-tier.sh unpack A D an .xz or .tar.xz as stage unpacks it (python's lzma), for other scripts' parts
 #   DRY=1 e2e/gpu/node-tier.sh ...  the same on a machine without a GPU: a fake driver tree (fake libcuda that runs
 #                                   the kernels on the CPU, fake nvidia-smi, device nodes that are /dev/null), the
 #                                   project's fake nvidia-cuda-mps-control, the device plugin on --fake-gpus; every
@@ -747,5 +748,6 @@ case "${1:-}" in
     unshare --net -- bash "$0" in-netns 2>&1 | tee "$OUT/node-tier.log"
     ;;
   in-netns) run_in_netns ;;
-  *) die "usage: $0 stage 1|2|3 | run   (DRY=1 without a GPU)" ;;
+  unpack) [ $# = 3 ] || die "usage: $0 unpack ARCHIVE.tar.xz DIR | FILE.xz DEST"; unpack "$2" "$3" || die "unpacking $2 failed" ;;
+  *) die "usage: $0 stage 1|2|3 | run | unpack ARCHIVE DEST   (DRY=1 without a GPU)" ;;
 esac
