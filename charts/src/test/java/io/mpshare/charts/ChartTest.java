@@ -327,6 +327,15 @@ class ChartTest {
         assertThatThrownBy(() -> Rendered.of(Map.of("scheduler.extender.shortlist", "1"))).hasMessageContaining("shortlist");
     }
 
+    /** The filter's pick for GPU pods without preferences (docs/decisions/pick-in-filter.md): on by default, off when set false. */
+    @Test
+    void scheduler_pickInFilter_onByDefault_offWhenFalse() {
+        PodSpec pod = defaults.one(Deployment.class, FULL + "-scheduler").getSpec().getTemplate().getSpec();
+        assertThat(Rendered.container(pod, "extender").getArgs()).contains("--pick-in-filter=true");
+        PodSpec off = Rendered.of(Map.of("scheduler.extender.pickInFilter", "false")).one(Deployment.class, FULL + "-scheduler").getSpec().getTemplate().getSpec();
+        assertThat(Rendered.container(off, "extender").getArgs()).contains("--pick-in-filter=false");
+    }
+
     @Test
     void schema_rejectsUnknownMode() {
         assertThatThrownBy(() -> Rendered.of(Map.of("scheduler.mode", "bogus"))).hasMessageContaining("scheduler.mode");

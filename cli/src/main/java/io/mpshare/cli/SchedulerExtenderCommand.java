@@ -59,6 +59,9 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
             + " once room for them appears, at most this many per second across the cluster; 0 = never (default ${DEFAULT-VALUE})") double requeueRate;
     @Option(names = "--shortlist", defaultValue = "" + ExtenderConfig.DEFAULT_SHORTLIST, description = "a filter keeps at most this many nodes, those the placement policy"
             + " ranks best, so kube-scheduler scores only them; 0 = every node that fits (default ${DEFAULT-VALUE})") int shortlist;
+    @Option(names = "--pick-in-filter", negatable = true, defaultValue = "true", fallbackValue = "true", arity = "0..1", description = "a GPU pod that states no scheduling preference (no preferred"
+            + " node or pod affinity, no ScheduleAnyway topology spread) gets one node from the filter, the placement policy's choice, held for its bind, so"
+            + " kube-scheduler skips its scoring and prioritize; --no-pick-in-filter = such pods get the shortlist too (default ${DEFAULT-VALUE})") boolean pickInFilter;
     @Option(names = "--scheduler-name", defaultValue = Names.SCHEDULER_NAME, split = ",", description = "scheduler profile(s) whose pods bind accepts; '*' accepts any (default ${DEFAULT-VALUE})") List<String> schedulerNames;
 
     @Override public Integer call() throws Exception {
@@ -86,6 +89,7 @@ public final class SchedulerExtenderCommand implements Callable<Integer> {
                 .withStart(syncTimeout, version())
                 .withProbesAndRequeue(probePort, requeueRate)
                 .withShortlist(shortlist)
+                .withPickInFilter(pickInFilter)
                 .withFaultDomainDefault(faultDomainKind());
     }
 

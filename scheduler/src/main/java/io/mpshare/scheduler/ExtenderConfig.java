@@ -35,6 +35,9 @@ import java.util.Set;
  * @param shortlist      a filter keeps at most this many nodes, those the placement policy ranks best, so that
  *                       kube-scheduler scores and sends to prioritize only them (docs/decisions/filter-shortlist.md);
  *                       0: every node that fits
+ * @param pickInFilter   a GPU pod that states no scheduling preference kube-scheduler scores gets one node from the
+ *                       filter, the policy's choice, held for its bind: kube-scheduler then skips its scoring and
+ *                       prioritize (docs/decisions/pick-in-filter.md); off: such pods get the shortlist too
  * @param faultDomainDefault the MPS fault-domain kind of namespaces without the {@code mpshare.io/fault-domain} label,
  *                       the device plugin's {@code --fault-domain-default} (the chart passes one value to both): which
  *                       pods the UID rule judges and which share a daemon (docs/decisions/domain-aware-placement.md)
@@ -43,7 +46,7 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
                              Duration assumeTtl, Duration expiryPeriod, int httpThreads,
                              Duration holdTtl, int recheckNodes, HttpOptions http, Set<String> schedulerNames,
                              Duration syncTimeout, String version, int probePort, double requeueRate, int shortlist,
-                             Kind faultDomainDefault) {
+                             boolean pickInFilter, Kind faultDomainDefault) {
     /** The default hold: far above the milliseconds between prioritize and bind, short enough that an unused hold costs little. */
     public static final Duration DEFAULT_HOLD_TTL = Duration.ofSeconds(5);
     public static final int DEFAULT_RECHECK_NODES = 8;
@@ -62,7 +65,7 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
                           Duration assumeTtl, Duration expiryPeriod, int httpThreads) {
         this(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads,
                 DEFAULT_HOLD_TTL, DEFAULT_RECHECK_NODES, HttpOptions.defaults(), Set.of(), DEFAULT_SYNC_TIMEOUT, "dev", 0, DEFAULT_REQUEUE_RATE, 0,
-                DEFAULT_FAULT_DOMAIN);
+                false, DEFAULT_FAULT_DOMAIN);
     }
 
     public ExtenderConfig {
@@ -82,7 +85,7 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
         if (probePort < 0 || probePort > 65535) throw new IllegalArgumentException("probe port must be 0-65535, got " + probePort);
         if (probePort != 0 && probePort == port) throw new IllegalArgumentException("the probe port must differ from the port, both are " + port);
         if (!(requeueRate >= 0) || requeueRate > 10_000) throw new IllegalArgumentException("requeue rate must be 0-10000 pods per second, got " + requeueRate);
-        // one node kept would make kube-scheduler skip prioritize, where the pipelining hold is taken
+        // one node kept makes kube-scheduler skip prioritize: that is pickInFilter, which holds in the filter
         if (shortlist < 0 || shortlist == 1 || shortlist > MAX_SHORTLIST)
             throw new IllegalArgumentException("shortlist must be 0 (every node that fits) or 2 to " + MAX_SHORTLIST + ", got " + shortlist);
         Objects.requireNonNull(faultDomainDefault, "faultDomainDefault");
@@ -95,13 +98,13 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
 
     public ExtenderConfig withPort(int p) {
         return new ExtenderConfig(p, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, syncTimeout, version, probePort, requeueRate, shortlist, faultDomainDefault);
+                schedulerNames, syncTimeout, version, probePort, requeueRate, shortlist, pickInFilter, faultDomainDefault);
     }
 
     /** The same with a probes' port (0: none) and the rate refused pods are woken at (0: never). */
     public ExtenderConfig withProbesAndRequeue(int probes, double rate) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, syncTimeout, version, probes, rate, shortlist, faultDomainDefault);
+                schedulerNames, syncTimeout, version, probes, rate, shortlist, pickInFilter, faultDomainDefault);
     }
 
     /**
@@ -110,24 +113,30 @@ public record ExtenderConfig(int port, MemoryUnit unit, long reserveMib, String 
      */
     public ExtenderConfig withGuards(Duration hold, int recheck, HttpOptions options, Set<String> schedulers) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, hold, recheck, options,
-                schedulers, syncTimeout, version, probePort, requeueRate, shortlist, faultDomainDefault);
+                schedulers, syncTimeout, version, probePort, requeueRate, shortlist, pickInFilter, faultDomainDefault);
     }
 
     /** The same with the fault-domain kind of unlabelled namespaces. */
     public ExtenderConfig withFaultDomainDefault(Kind kind) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, syncTimeout, version, probePort, requeueRate, shortlist, kind);
+                schedulerNames, syncTimeout, version, probePort, requeueRate, shortlist, pickInFilter, kind);
     }
 
     /** The same with how long start waits for the informers, and the version it reports. */
     public ExtenderConfig withStart(Duration sync, String v) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, sync, v, probePort, requeueRate, shortlist, faultDomainDefault);
+                schedulerNames, sync, v, probePort, requeueRate, shortlist, pickInFilter, faultDomainDefault);
+    }
+
+    /** The same with the filter's pick for pods without preferences ({@code pickInFilter}). */
+    public ExtenderConfig withPickInFilter(boolean pick) {
+        return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
+                schedulerNames, syncTimeout, version, probePort, requeueRate, shortlist, pick, faultDomainDefault);
     }
 
     /** The same with the filter's shortlist (0: every node that fits). */
     public ExtenderConfig withShortlist(int n) {
         return new ExtenderConfig(port, unit, reserveMib, policy, uidRule, assumeTtl, expiryPeriod, httpThreads, holdTtl, recheckNodes, http,
-                schedulerNames, syncTimeout, version, probePort, requeueRate, n, faultDomainDefault);
+                schedulerNames, syncTimeout, version, probePort, requeueRate, n, pickInFilter, faultDomainDefault);
     }
 }

@@ -82,7 +82,7 @@ public final class SchedulerExtender implements AutoCloseable {
         // filter, prioritize and bind
         this.nominations = new Nominations(asks.resolver(), config.unit(), clock, Nominations.DEFAULT_PROVISIONAL_TTL);
         var held = new NominationHold(ledger, policy, nominations);
-        var verbs = new Verbs(engine, asks, holds, held, config.shortlist());
+        var verbs = new Verbs(engine, asks, holds, held, config.shortlist(), config.pickInFilter());
         this.pending = new PendingPods(); // binds start from the informer's copy of a pending pod
         var api = new Fabric8PodApi(client, Duration.ofSeconds(30));
         this.checks = new BindChecks(config.schedulerNames());

@@ -89,7 +89,7 @@ public final class ExtenderLoad {
         List<String> names = preload(ledger, nodes, pods);
         PlacementPolicy policy = SchedulerExtender.policy(policyName, true); // the UID rule on, as by default; this pod sets no UID
         if (policy instanceof LearnedFragmentationPolicy learned) ledger.allocations().forEach(a -> learned.observe(a.pod(), a.demand())); // as the cluster view would
-        System.out.printf(Locale.ROOT, "policy: %s; filter shortlist %d%n", policy.name(), shortlist());
+        System.out.printf(Locale.ROOT, "policy: %s; filter shortlist %d, pick in filter %s%n", policy.name(), shortlist(), pickInFilter());
         byte[] payload = payload(names, core);
         var extender = extender(ledger, policy, threads);
         extender.start();
@@ -119,6 +119,9 @@ public final class ExtenderLoad {
     /** The filter's shortlist the benchmarks' extender runs with: the product's default, or {@code -Dbench.shortlist=N} (0: every node that fits). */
     static int shortlist() { return Integer.getInteger("bench.shortlist", ExtenderConfig.DEFAULT_SHORTLIST); }
 
+    /** Whether a pod without preferences gets one node from the filter, as the product's default has it, or {@code -Dbench.pickInFilter=false}. */
+    static boolean pickInFilter() { return !"false".equals(System.getProperty("bench.pickInFilter")); }
+
     /**
      * The extender as the product wires it for kube-scheduler: pipelining holds on, the filter's shortlist
      * ({@link #shortlist}), the stale-room re-read and the body cap in the path, verbs from loopback only; no API
@@ -130,7 +133,7 @@ public final class ExtenderLoad {
         Kind kind = faultDomain();
         var asks = new AskReader(MemoryUnit.GIB, new DemandResolver(Names.DEFAULT_CONTEXT_RESERVE_MIB), ns -> FaultDomains.kindOf(ns, null, kind));
         var holds = new PipelineHolds(engine, InstantSource.system(), ExtenderConfig.DEFAULT_HOLD_TTL);
-        var verbs = new Verbs(engine, asks, holds, HeldRoom.NONE, shortlist());
+        var verbs = new Verbs(engine, asks, holds, HeldRoom.NONE, shortlist(), pickInFilter());
         var recheck = new StaleRoomCheck(ledger, node -> List.of(), InstantSource.system(), ExtenderConfig.DEFAULT_RECHECK_NODES, Duration.ofSeconds(1));
         var binder = new Binder(engine, holds, asks, new NoApi(), BindChecks.any(), PendingPods.none());
         return new ExtenderHttpServer(ExtenderHttpServer.Parts.of(new InetSocketAddress("127.0.0.1", 0), threads, verbs, binder,

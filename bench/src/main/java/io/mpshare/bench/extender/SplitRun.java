@@ -46,8 +46,8 @@ final class SplitRun {
         var addr = new InetSocketAddress("127.0.0.1", extender.port());
         byte[] reply = once(addr, Names.EXTENDER_PREFIX + "/filter", payload(names, core));
         var floor = floorServer(threads, reply);
-        System.out.printf(Locale.ROOT, "server: policy %s, %s; filter shortlist %d; %d server threads, %d CPUs, reply %d bytes (pod without UID)%n", policy.name(), mix,
-                shortlist(), threads, Runtime.getRuntime().availableProcessors(), reply.length);
+        System.out.printf(Locale.ROOT, "server: policy %s, %s; filter shortlist %d, pick in filter %s; %d server threads, %d CPUs, reply %d bytes (pod without UID)%n", policy.name(), mix,
+                ExtenderLoad.shortlist(), ExtenderLoad.pickInFilter(), threads, Runtime.getRuntime().availableProcessors(), reply.length);
         for (int u = 0; u < Math.min(mix.uids(), 2) && mix.requestPercent() > 0; u++) {
             String r = new String(once(addr, Names.EXTENDER_PREFIX + "/filter", payload(names, core, OptionalLong.of(1000 + u))), StandardCharsets.UTF_8);
             int kept = r.indexOf("\"NodeNames\":[") < 0 ? 0 : r.substring(r.indexOf("\"NodeNames\":["), r.indexOf(']', r.indexOf("\"NodeNames\":["))).split(",").length;

@@ -14,5 +14,7 @@ import java.util.Map;
  *                  by name, echoed back for the nodes that fit; null otherwise
  * @param rawNames  NodeNames as positions in the request body when it was read from bytes and no name
  *                  needed decoding ({@code nodeNames} then builds each String on demand); null otherwise
+ * @param prefers   the pod states a preference kube-scheduler's scoring weighs: a preferred node affinity, pod affinity
+ *                  or anti-affinity term, or a topology spread constraint with {@code whenUnsatisfiable: ScheduleAnyway}
  */
-public record ExtenderArgs(PodFacts pod, List<String> nodeNames, Map<String, String> rawNodes, RawNames rawNames) {}
+public record ExtenderArgs(PodFacts pod, List<String> nodeNames, Map<String, String> rawNodes, RawNames rawNames, boolean prefers) {}

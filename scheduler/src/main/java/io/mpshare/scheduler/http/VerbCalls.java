@@ -178,7 +178,7 @@ final class VerbCalls {
                 if (a.fitCount() == 0) // every kept node is held for a nominee: now the pod fits nowhere, and every refusal needs its reason
                     a = hold.apply(g, verbs.filter(ask, raw.buf(), raw.off(), raw.len(), raw.hash(), raw.count(), Reasons.ALWAYS), raw.buf(), raw.off(), raw.len());
             }
-            a = verbs.shortlist(ask, a, raw.buf(), raw.off(), raw.len(), raw.hash()); // kube-scheduler scores only what is kept
+            a = verbs.shortlist(ask, a, raw.buf(), raw.off(), raw.len(), raw.hash(), args.prefers()); // kube-scheduler scores only what is kept
             count(args, a.error(), a.fitCount() == 0 && raw.count() > 0);
             note(ask, a.fitCount() > 0, a.failed(), a.unresolvable(), seq);
             writer.filterResult(out, a, raw);

@@ -65,13 +65,14 @@ public final class WireReader {
             RawNames rawNames = null;
             Map<String, String> raw = null;
             boolean podSeen = false;
+            boolean[] prefers = new boolean[1];
             byte[] bytes = body;
             String field;
             fields:
             while ((field = p.nextName()) != null) {
                 JsonToken t = p.nextToken();
                 switch (field) {
-                    case "Pod" -> { podSeen = true; pod = t == JsonToken.VALUE_NULL ? null : readPod(p); }
+                    case "Pod" -> { podSeen = true; pod = t == JsonToken.VALUE_NULL ? null : readPod(p, prefers); }
                     case "NodeNames" -> {
                         names = null; rawNames = null;
                         if (t == JsonToken.VALUE_NULL) continue;
@@ -99,7 +100,7 @@ public final class WireReader {
                     default -> p.skipChildren();
                 }
             }
-            return args(podSeen, pod, names, raw, rawNames);
+            return args(podSeen, pod, names, raw, rawNames, prefers[0]);
         } catch (JacksonException e) {
             throw new WireException("the request body is not valid JSON: " + e.getOriginalMessage());
         } finally {
@@ -113,26 +114,28 @@ public final class WireReader {
         List<String> names = null;
         Map<String, String> raw = null;
         boolean podSeen = false;
+        boolean[] prefers = new boolean[1];
         String field;
         while ((field = p.nextName()) != null) {
             JsonToken t = p.nextToken();
             switch (field) {
-                case "Pod" -> { podSeen = true; pod = t == JsonToken.VALUE_NULL ? null : readPod(p); }
+                case "Pod" -> { podSeen = true; pod = t == JsonToken.VALUE_NULL ? null : readPod(p, prefers); }
                 case "NodeNames" -> names = t == JsonToken.VALUE_NULL ? null : stringArray(p, "NodeNames");
                 case "Nodes" -> raw = t == JsonToken.VALUE_NULL ? null : nodeList(p);
                 default -> p.skipChildren();
             }
         }
-        return args(podSeen, pod, names, raw, null);
+        return args(podSeen, pod, names, raw, null, prefers[0]);
     }
 
-    private static ExtenderArgs args(boolean podSeen, PodFacts pod, List<String> names, Map<String, String> raw, RawNames rawNames) throws WireException {
+    private static ExtenderArgs args(boolean podSeen, PodFacts pod, List<String> names, Map<String, String> raw, RawNames rawNames, boolean prefers)
+            throws WireException {
         if (!podSeen || pod == null) throw new WireException("the request has no Pod: kube-scheduler sends ExtenderArgs {\"Pod\": ..., \"NodeNames\": [...]}");
         if (names == null && raw == null)
             throw new WireException("the request has neither NodeNames nor Nodes: send one (NodeNames with nodeCacheCapable: true)");
         if (names == null) names = List.copyOf(raw.keySet());
         else { raw = null; } // NodeNames wins when both are sent
-        return new ExtenderArgs(pod, names, raw, raw == null ? rawNames : null);
+        return new ExtenderArgs(pod, names, raw, raw == null ? rawNames : null, prefers);
     }
 
     private static int skipWhitespace(byte[] b, int i, int length) {
@@ -235,7 +238,10 @@ public final class WireReader {
     }
 
     /** Reads a v1.Pod object; the parser stands on its START_OBJECT. Public for the protocol tests. */
-    public PodFacts readPod(JsonParser p) throws WireException {
+    public PodFacts readPod(JsonParser p) throws WireException { return readPod(p, new boolean[1]); }
+
+    /** {@link #readPod(JsonParser)}, setting {@code prefers[0]} when the pod states a scored preference ({@link ExtenderArgs#prefers}). */
+    private PodFacts readPod(JsonParser p, boolean[] prefers) throws WireException {
         expectObject(p, p.currentToken(), "Pod");
         String name = null, ns = null, uid = null, gpuCount = null, reserve = null;
         Long runAsUser = null;
@@ -262,6 +268,8 @@ public final class WireReader {
                         case "containers" -> containers(p, t, false, app);
                         case "initContainers" -> containers(p, t, true, init);
                         case "securityContext" -> runAsUser = runAsUser(p, t);
+                        case "affinity" -> prefers[0] |= preferredTerms(p, t);
+                        case "topologySpreadConstraints" -> prefers[0] |= scheduleAnyway(p, t);
                         default -> p.skipChildren();
                     }
                 }
@@ -271,6 +279,44 @@ public final class WireReader {
         }
         app.addAll(init); // app containers first, as the allocation annotation lists them
         return new PodFacts(ns, name, uid, gpuCount, runAsUser, app, reserve);
+    }
+
+    /**
+     * Whether {@code spec.affinity} (the parser on its value) holds a non-empty
+     * {@code preferredDuringSchedulingIgnoredDuringExecution} list under any of its node, pod or anti-affinity parts.
+     */
+    private static boolean preferredTerms(JsonParser p, JsonToken t) {
+        if (t != JsonToken.START_OBJECT) { p.skipChildren(); return false; }
+        boolean found = false;
+        String part;
+        while ((part = p.nextName()) != null) {
+            t = p.nextToken();
+            if (t != JsonToken.START_OBJECT) { p.skipChildren(); continue; }
+            String field;
+            while ((field = p.nextName()) != null) {
+                t = p.nextToken();
+                if (field.equals("preferredDuringSchedulingIgnoredDuringExecution") && t == JsonToken.START_ARRAY) {
+                    if (p.nextToken() != JsonToken.END_ARRAY) { found = true; p.skipChildren(); while (p.nextToken() != JsonToken.END_ARRAY) p.skipChildren(); }
+                } else p.skipChildren();
+            }
+        }
+        return found;
+    }
+
+    /** Whether {@code spec.topologySpreadConstraints} (the parser on its value) has one with {@code whenUnsatisfiable: ScheduleAnyway}. */
+    private static boolean scheduleAnyway(JsonParser p, JsonToken t) {
+        if (t != JsonToken.START_ARRAY) { p.skipChildren(); return false; }
+        boolean found = false;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.START_OBJECT) { p.skipChildren(); continue; }
+            String field;
+            while ((field = p.nextName()) != null) {
+                t = p.nextToken();
+                if (field.equals("whenUnsatisfiable") && t == JsonToken.VALUE_STRING) found |= "ScheduleAnyway".equals(p.getString());
+                else p.skipChildren();
+            }
+        }
+        return found;
     }
 
     private void containers(JsonParser p, JsonToken t, boolean isInit, List<PodFacts.Container> out) throws WireException {

@@ -27,6 +27,7 @@ public final class Verbs {
     private final PipelineHolds holds;
     private final HeldRoom held;
     private final int shortlist;
+    private final boolean pickInFilter;
 
     /** @param holds where prioritize holds the room of the node it ranks first until the pod's bind ({@link PipelineHolds#off} for none) */
     public Verbs(PlacementEngine engine, AskReader asks, PipelineHolds holds) { this(engine, asks, holds, HeldRoom.NONE); }
@@ -39,12 +40,21 @@ public final class Verbs {
      *                  keeps every node that fits
      */
     public Verbs(PlacementEngine engine, AskReader asks, PipelineHolds holds, HeldRoom held, int shortlist) {
+        this(engine, asks, holds, held, shortlist, false);
+    }
+
+    /**
+     * @param pickInFilter a GPU pod that states no preference kube-scheduler scores gets one node from the filter, the
+     *                     policy's choice, held for its bind ({@link #shortlist(Ask, IndexedFilterAnswer, byte[], int[], int[], int[], boolean)})
+     */
+    public Verbs(PlacementEngine engine, AskReader asks, PipelineHolds holds, HeldRoom held, int shortlist, boolean pickInFilter) {
         if (shortlist < 0 || shortlist == 1) throw new IllegalArgumentException("shortlist must be 0 (every node that fits) or at least 2, got " + shortlist);
         this.engine = engine;
         this.asks = asks;
         this.holds = holds;
         this.held = held;
         this.shortlist = shortlist;
+        this.pickInFilter = pickInFilter;
     }
 
     public PipelineHolds holds() { return holds; }
@@ -116,8 +126,24 @@ public final class Verbs {
      * those of pods without GPU demand, are given back as they are.
      */
     public IndexedFilterAnswer shortlist(Ask ask, IndexedFilterAnswer a, byte[] buf, int[] off, int[] len, int[] hashes) {
+        return shortlist(ask, a, buf, off, len, hashes, true);
+    }
+
+    /**
+     * {@link #shortlist(Ask, IndexedFilterAnswer, byte[], int[], int[], int[])} for a pod that states a preference
+     * kube-scheduler scores ({@code prefers}) or not. With {@code pickInFilter} on, a GPU pod without one gets one node:
+     * the one prioritize would rank first over every node kept (docs/decisions/pick-in-filter.md). kube-scheduler skips
+     * its scoring and prioritize when one node is left, so a one-node answer, whatever made it one, takes the
+     * pipelining hold on that node here ({@link PipelineHolds#hold}), as prioritize would have.
+     */
+    public IndexedFilterAnswer shortlist(Ask ask, IndexedFilterAnswer a, byte[] buf, int[] off, int[] len, int[] hashes, boolean prefers) {
+        if (!(ask instanceof Ask.Gpu g) || !a.error().isEmpty()) return a;
         int n = a.fitCount();
-        if (shortlist == 0 || n <= shortlist || !(ask instanceof Ask.Gpu g)) return a;
+        int keep = pickInFilter && !prefers ? 1 : shortlist;
+        if (keep == 0 || n <= keep) {
+            if (n == 1) holds.hold(g, name(buf, off, len, a.fits()[0]));
+            return a;
+        }
         int[] fits = a.fits();
         int[] scores;
         if (a.slots() != null) { // the slots the filter found: no name looked up again
@@ -135,18 +161,21 @@ public final class Verbs {
             scores = engine.prioritize(g.demand(), buf, o, l, h, n, g.pod().key());
         }
         int[] bucket = new int[PlacementEngine.MAX_SCORE + 1];
-        for (int s : scores) bucket[Math.clamp(s, 0, PlacementEngine.MAX_SCORE)]++;
+        for (int sc : scores) bucket[Math.clamp(sc, 0, PlacementEngine.MAX_SCORE)]++;
         int cut = PlacementEngine.MAX_SCORE, above = 0; // every node scored above cut is kept, then the first of cut
-        while (cut > 0 && above + bucket[cut] < shortlist) above += bucket[cut--];
-        int ofCut = shortlist - above;
-        int[] kept = new int[shortlist];
+        while (cut > 0 && above + bucket[cut] < keep) above += bucket[cut--];
+        int ofCut = keep - above;
+        int[] kept = new int[keep];
         int m = 0;
-        for (int i = 0; i < n && m < shortlist; i++) {
-            int s = Math.clamp(scores[i], 0, PlacementEngine.MAX_SCORE);
-            if (s > cut || (s == cut && ofCut-- > 0)) kept[m++] = fits[i];
+        for (int i = 0; i < n && m < keep; i++) {
+            int sc = Math.clamp(scores[i], 0, PlacementEngine.MAX_SCORE);
+            if (sc > cut || (sc == cut && ofCut-- > 0)) kept[m++] = fits[i];
         }
+        if (m == 1) holds.hold(g, name(buf, off, len, kept[0]));
         return new IndexedFilterAnswer(kept, m, a.failed(), a.unresolvable(), a.error(), a.slots());
     }
+
+    private static String name(byte[] buf, int[] off, int[] len, int at) { return new String(buf, off[at], len[at], StandardCharsets.UTF_8); }
 
     public record PrioritizeAnswer(List<NodeScore> scores, String error) {}
 

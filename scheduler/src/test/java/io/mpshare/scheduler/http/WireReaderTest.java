@@ -51,6 +51,29 @@ class WireReaderTest {
         assertThat(a.rawNodes().get("n1")).contains("\"capacity\"");
     }
 
+    /** Whether the pod states a preference kube-scheduler scores: read from the stream and from the bytes alike. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            no affinity, no spread                     | {}                                                                                                 | false
+            required node affinity only               | {"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{}]}}}} | false
+            preferred node affinity                   | {"affinity":{"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"preference":{}}]}}} | true
+            preferred pod anti-affinity, after others | {"affinity":{"podAffinity":{},"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[],"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":5},{"weight":1}]}}} | true
+            empty preferred list                      | {"affinity":{"nodeAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[]}}}              | false
+            spread, DoNotSchedule                     | {"topologySpreadConstraints":[{"maxSkew":1,"whenUnsatisfiable":"DoNotSchedule"}]}                 | false
+            spread, ScheduleAnyway second             | {"topologySpreadConstraints":[{"whenUnsatisfiable":"DoNotSchedule"},{"maxSkew":2,"whenUnsatisfiable":"ScheduleAnyway"}]} | true
+            affinity null, spread null                | {"affinity":null,"topologySpreadConstraints":null}                                                 | false
+            """)
+    void extenderArgs_scoredPreferences(String what, String specFields, boolean prefers) throws Exception {
+        String spec = specFields.substring(0, specFields.length() - 1) + (specFields.length() > 2 ? "," : "")
+                + "\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{\"aliyun.com/gpu-mem\":\"2\"}}}]}";
+        String body = "{\"Pod\":{\"metadata\":{\"name\":\"p\",\"namespace\":\"ml\"},\"spec\":" + spec + "},\"NodeNames\":[\"n1\",\"n2\"]}";
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        assertThat(reader.extenderArgs(text(body)).prefers()).as(what).isEqualTo(prefers);
+        ExtenderArgs fromBytes = reader.extenderArgs(bytes, bytes.length);
+        assertThat(fromBytes.prefers()).as(what).isEqualTo(prefers);
+        assertThat(fromBytes.pod().containers()).hasSize(1); // the rest of the spec still read
+    }
+
     @Test void bindingArgs_goFieldNames() throws Exception {
         BindingArgs b = reader.bindingArgs(resource("bind-args.json"));
         assertThat(b).isEqualTo(new BindingArgs("mps-sample-0-x7k2p", "ml", "6f1c9a9e-2b0e-4d7a-9a57-1b2c3d4e5f60", "gpu-a"));

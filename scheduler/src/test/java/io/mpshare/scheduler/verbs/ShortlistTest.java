@@ -126,6 +126,53 @@ class ShortlistTest {
         assertThat(kept(filterAndShortlist(v, gpuAsk(v, "p", 10)))).containsExactlyElementsOf(names);
     }
 
+    private Verbs picking(int shortlist) {
+        return new Verbs(engine, Wiring.ASKS, new PipelineHolds(engine, clock, Duration.ofSeconds(5)), HeldRoom.NONE, shortlist, true);
+    }
+
+    private Verbs.IndexedFilterAnswer filterAndPick(Verbs v, Ask ask, boolean prefers) {
+        Raw r = raw();
+        var a = v.filter(ask, r.buf(), r.off(), r.len(), null, names.size(), PlacementEngine.Reasons.WHEN_NONE_KEPT);
+        return v.shortlist(ask, a, r.buf(), r.off(), r.len(), null, prefers);
+    }
+
+    /**
+     * A pod without preferences of its own gets the one node prioritize would rank first over every node that fits, and
+     * its room there is held for the bind (kube-scheduler skips prioritize, where the hold is otherwise taken).
+     */
+    @Test void pickInFilter_podWithoutPreferences_theBestNodeAlone_heldForItsBind() {
+        nodes(80, 16, 40, 16, 141, 24, 8, 48);
+        Verbs v = picking(3);
+        Ask ask = gpuAsk(v, "p", 10);
+        List<NodeScore> all = verbs(0, false).prioritize(ask, names.stream().filter(n -> !n.equals("n6")).toList()).scores();
+        String best = all.stream().filter(sc -> sc.score() == PlacementEngine.MAX_SCORE).findFirst().orElseThrow().node();
+
+        var a = filterAndPick(v, ask, false);
+        assertThat(kept(a)).containsExactly(best).containsExactly("n1"); // the first of the tightest fits
+        assertThat(v.holds().size()).isEqualTo(1);
+        assertThat(ledger.allocation(PodKey.of("default", "p")).orElseThrow().node()).isEqualTo("n1");
+
+        // the next pod of that shape, pipelined before the first one's bind: the held room counts, n3 is its pick
+        var b = filterAndPick(v, gpuAsk(v, "q", 10), false);
+        assertThat(kept(b)).containsExactly("n3");
+    }
+
+    @Test void pickInFilter_podWithPreferences_getsTheShortlist_noHold() {
+        nodes(80, 16, 40, 16, 141, 24, 8, 48);
+        Verbs v = picking(3);
+        assertThat(kept(filterAndPick(v, gpuAsk(v, "p", 10), true))).containsExactly("n1", "n3", "n5");
+        assertThat(v.holds().size()).isZero();
+    }
+
+    /** Whatever leaves one node (here only one fits), kube-scheduler skips prioritize: the filter holds it. */
+    @Test void oneNodeLeft_heldByTheFilter_withoutPick() {
+        nodes(8, 12, 8);
+        Verbs v = verbs(2, true);
+        var a = filterAndPick(v, gpuAsk(v, "p", 10), true);
+        assertThat(kept(a)).containsExactly("n1");
+        assertThat(ledger.allocation(PodKey.of("default", "p")).orElseThrow().node()).isEqualTo("n1");
+    }
+
     @Test void shortlistOfOne_refused() {
         // kube-scheduler skips prioritize, where the pipelining hold is taken, when one node is left
         assertThatThrownBy(() -> verbs(1, false)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 2");
