@@ -8,14 +8,17 @@
 # here from .device/jre.tgz (e2e/gpu/build-runtime.sh) and .device/bench.tar.xz (bench/build-quiet.sh) on first use.
 #
 # Usage: bash bench/run-quiet.sh [extender|allocate|both]   (from the repository root; default both)
-# extender: for each mix in MIXES (default "none uid") and each GC in GCS (default "default"), a fresh server process
+# extender: for each mix in MIXES (default "none uid tenant") and each GC in GCS (default "default"), a fresh server process
 # with 5,000 nodes x 8 GPUs and 40k pods preloaded, the floor (bare JDK server, same bytes), the extender, the floor
 # again, 16 clients, WARMUP (20) s warm-up and MEASURE (10) s measured; then one summary table.
 #   The extender runs with its own defaults (the UID rule as ExtenderConfig.defaults() has it: on today), so the mixes
 #   below are what the product runs by default; the server's first line says which rule that was.
 #   mix none: no pod runs as a known UID (the filter's index path);
 #   mix uid:  half the preloaded pods and half the clients' pods run as one of 4 UIDs (1000-1003), so with the rule on a
-#             UID pod is refused on about 3 nodes in 4 (left out without reasons, since other nodes are kept).
+#             UID pod is refused on about 3 nodes in 4 (left out without reasons, since other nodes are kept);
+#   mix tenant: the uid mix in tenant fault domains (the extender's default domain kind): the preloaded pods in 16
+#             tenant domains, the asked pod in another, so the UID rule judges no pod and every booked GPU weighs a new
+#             daemon (DomainCost) in the shortlist's scores.
 #   GCs: default (the JVM's choice: G1 on 2 CPUs), g1, parallel, serial, zgc; the server's heap is SERVER_HEAP (2g).
 #   SHORTLISTS (default "32 0"): the filter's shortlist, the product's default (32: a filter keeps the policy's 32 best
 #   nodes, scoring every node that fits to choose them) and 0 (every node that fits kept, unscored), in the same run.
@@ -56,10 +59,11 @@ gc_flags() {
     *) echo "run-quiet: unknown GC $1 (default, g1, parallel, serial, zgc)" >&2; exit 2 ;;
   esac
 }
-mix_args() { # serve's [uid-rule] [uid-pods-%] [uid-requests-%] [uids], then load's [uid-requests-%] [uids]
+mix_args() { # serve's [uid-rule] [uid-pods-%] [uid-requests-%] [uids], then load's [uid-requests-%] [uids], then the server's JVM flags
   case "$1" in
-    none) echo "default 0 0 4|0 4" ;; uid) echo "default 50 50 4|50 4" ;;
-    *) echo "run-quiet: unknown mix $1 (none, uid)" >&2; exit 2 ;;
+    none) echo "default 0 0 4|0 4|" ;; uid) echo "default 50 50 4|50 4|" ;;
+    tenant) echo "default 50 50 4|50 4|-Dbench.faultDomain=tenant" ;;
+    *) echo "run-quiet: unknown mix $1 (none, uid, tenant)" >&2; exit 2 ;;
   esac
 }
 # GC pauses in the measured window of a server's -Xlog:gc,gc+phases file (ZGC logs its pauses as phases): count, total ms, longest ms
@@ -69,15 +73,15 @@ pauses() { awk -v from="$2" -v to="$3" '/Pause/ { t = $1; gsub(/[\[\]s]/, "", t)
 
 if [ "$what" != allocate ]; then
   summary=()
-  for mix in ${MIXES:-none uid}; do
-    IFS='|' read -r smix lmix <<< "$(mix_args "$mix")"
+  for mix in ${MIXES:-none uid tenant}; do
+    IFS='|' read -r smix lmix sflags <<< "$(mix_args "$mix")"
     for sl in ${SHORTLISTS:-32 0}; do
     for gc in ${GCS:-default}; do
       tag="$mix-s$sl-$gc"; out="$out_dir/$tag.server.out"; gclog="$out_dir/$tag.gc.log"
       echo; echo "== mix $mix, shortlist $sl, GC $gc; load average $(cut -d' ' -f1-3 /proc/loadavg)"
       t_srv=$(date +%s.%N)
       # shellcheck disable=SC2046
-      taskset -c "$S" "${j[@]::1}" -Xms"${SERVER_HEAP:-2g}" -Xmx"${SERVER_HEAP:-2g}" $(gc_flags "$gc") -Xlog:gc,gc+phases:file="$gclog":uptime -Dbench.shortlist="$sl" \
+      taskset -c "$S" "${j[@]::1}" -Xms"${SERVER_HEAP:-2g}" -Xmx"${SERVER_HEAP:-2g}" $(gc_flags "$gc") -Xlog:gc,gc+phases:file="$gclog":uptime -Dbench.shortlist="$sl" $sflags \
         "${j[@]:1}" io.mpshare.bench.extender.ExtenderLoad serve 5000 40000 "$T" 30 fragmentation $smix > "$out" 2>&1 &
       srv=$!
       for _ in $(seq 600); do grep -q '^ports ' "$out" && break; kill -0 $srv 2>/dev/null || { cat "$out"; exit 1; }; sleep 0.5; done
