@@ -20,6 +20,8 @@
 #             tenant domains, the asked pod in another, so the UID rule judges no pod and every booked GPU weighs a new
 #             daemon (DomainCost) in the shortlist's scores.
 #   GCs: default (the JVM's choice: G1 on 2 CPUs), g1, parallel, serial, zgc; the server's heap is SERVER_HEAP (2g).
+#   SERVER_JAVA_OPTS: more flags for the server JVM (e.g. -Dbench.pickInFilter=false: pods without preferences get the
+#   shortlist too, not the one node the product's default picks).
 #   SHORTLISTS (default "32 0"): the filter's shortlist, the product's default (32: a filter keeps the policy's 32 best
 #   nodes, scoring every node that fits to choose them) and 0 (every node that fits kept, unscored), in the same run.
 set -euo pipefail
@@ -81,7 +83,7 @@ if [ "$what" != allocate ]; then
       echo; echo "== mix $mix, shortlist $sl, GC $gc; load average $(cut -d' ' -f1-3 /proc/loadavg)"
       t_srv=$(date +%s.%N)
       # shellcheck disable=SC2046
-      taskset -c "$S" "${j[@]::1}" -Xms"${SERVER_HEAP:-2g}" -Xmx"${SERVER_HEAP:-2g}" $(gc_flags "$gc") -Xlog:gc,gc+phases:file="$gclog":uptime -Dbench.shortlist="$sl" $sflags \
+      taskset -c "$S" "${j[@]::1}" -Xms"${SERVER_HEAP:-2g}" -Xmx"${SERVER_HEAP:-2g}" $(gc_flags "$gc") -Xlog:gc,gc+phases:file="$gclog":uptime -Dbench.shortlist="$sl" $sflags ${SERVER_JAVA_OPTS:-} \
         "${j[@]:1}" io.mpshare.bench.extender.ExtenderLoad serve 5000 40000 "$T" 30 fragmentation $smix > "$out" 2>&1 &
       srv=$!
       for _ in $(seq 600); do grep -q '^ports ' "$out" && break; kill -0 $srv 2>/dev/null || { cat "$out"; exit 1; }; sleep 0.5; done
