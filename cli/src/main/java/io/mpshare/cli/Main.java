@@ -34,6 +34,7 @@ public final class Main {
     public static CommandLine commandLine(String... args) {
         CommandLine cl = routesToOpenb(args) ? new CommandLine(new SimulateOpenbCommand()) : new CommandLine(new MpshareCommand());
         return cl.setCaseInsensitiveEnumValuesAllowed(true)
+                .setOverwrittenOptionsAllowed(true) // a flag given twice: the last wins, as for Kubernetes' own components (the chart's extraArgs come last)
                 .setExecutionExceptionHandler(EXECUTION_FAILURES)
                 .setParameterExceptionHandler(USAGE_ERRORS);
     }

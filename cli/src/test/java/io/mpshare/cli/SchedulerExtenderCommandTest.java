@@ -43,6 +43,17 @@ class SchedulerExtenderCommandTest {
         return cmd;
     }
 
+    /** The chart's extraArgs come after the flags it renders: a flag given again there wins, as for Kubernetes' components. */
+    @Test
+    void flagGivenTwice_theLastWins() {
+        CommandLine cl = Main.commandLine("scheduler-extender");
+        cl.parseArgs("scheduler-extender", "--shortlist=32", "--pick-in-filter=true", "--shortlist=0", "--no-pick-in-filter");
+        ExtenderConfig c = ((SchedulerExtenderCommand) cl.getSubcommands().get("scheduler-extender").getCommand()).config();
+        assertEquals(0, c.shortlist());
+        assertFalse(c.pickInFilter());
+        assertTrue(parsed().config().pickInFilter(), "on by default");
+    }
+
     @Test
     void config_flags_becomeOneRecord() {
         ExtenderConfig c = parsed("--port=4000", "--gpu-mem-unit=MiB", "--hold-ttl=PT0S", "--recheck-nodes=3", "--scheduler-name=a,b",
