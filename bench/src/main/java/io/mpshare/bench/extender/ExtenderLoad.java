@@ -365,6 +365,9 @@ public final class ExtenderLoad {
         String pod = core > 0 ? POD.replace("\"aliyun.com/gpu-core.percentage\":\"30\"", "\"aliyun.com/gpu-core.percentage\":\"" + core + "\"")
                 : POD.replace(",\"aliyun.com/gpu-core.percentage\":\"30\"", "");
         pod = pod.replace("\"securityContext\":{\"runAsUser\":1000}", uid.isPresent() ? "\"securityContext\":{\"runAsUser\":" + uid.getAsLong() + "}" : "\"securityContext\":{}");
+        if (uid.isPresent()) // each UID its own pod: a filter finds that pod's hold (the pick, prioritize) where its last filter left it
+            pod = pod.replace("\"name\":\"train-7f9c-0\"", "\"name\":\"train-7f9c-u" + uid.getAsLong() + "\"")
+                    .replace("\"uid\":\"6f1c9a9e-2b0e-4d7a-9a57-1b2c3d4e5f60\"", "\"uid\":\"6f1c9a9e-2b0e-4d7a-9a57-00000000" + uid.getAsLong() + "\"");
         StringBuilder sb = new StringBuilder(pod.length() + names.size() * 20);
         sb.append("{\"Pod\":").append(pod).append(",\"Nodes\":null,\"NodeNames\":[");
         for (int i = 0; i < names.size(); i++) sb.append(i == 0 ? "\"" : ",\"").append(names.get(i)).append('"');
