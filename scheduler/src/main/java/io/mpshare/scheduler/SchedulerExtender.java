@@ -80,7 +80,7 @@ public final class SchedulerExtender implements AutoCloseable {
         this.holds = new PipelineHolds(engine, clock, config.holdTtl());
         // preemption: priorities and nominated pods from the pod informer, victims per GPU, nominees' room held in
         // filter, prioritize and bind
-        this.nominations = new Nominations(asks.resolver(), config.unit(), clock, Nominations.DEFAULT_PROVISIONAL_TTL);
+        this.nominations = new Nominations(asks, clock, Nominations.DEFAULT_PROVISIONAL_TTL);
         var held = new NominationHold(ledger, policy, nominations);
         var verbs = new Verbs(engine, asks, holds, held, config.shortlist(), config.pickInFilter());
         this.pending = new PendingPods(); // binds start from the informer's copy of a pending pod

@@ -1,13 +1,13 @@
 package io.mpshare.scheduler.preempt;
 
-import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.ledger.RoomListener;
-import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.core.preempt.NominatedHold.Nominee;
 import io.mpshare.kube.KubePod;
 import io.mpshare.kube.PodEvents;
+import io.mpshare.scheduler.cycle.Ask;
+import io.mpshare.scheduler.cycle.AskReader;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -51,8 +51,7 @@ public final class Nominations implements PodEvents {
     /** How long a nomination the preempt verb made waits for the pod informer to show it. */
     public static final Duration DEFAULT_PROVISIONAL_TTL = Duration.ofSeconds(15);
 
-    private final DemandResolver resolver;
-    private final MemoryUnit unit;
+    private final AskReader asks;
     private final InstantSource clock;
     private final Duration provisionalTtl;
     private volatile RoomListener freed = RoomListener.NONE;
@@ -63,13 +62,13 @@ public final class Nominations implements PodEvents {
     private final Map<PodKey, Map<String, List<Integer>>> decided = new ConcurrentHashMap<>();
     private final Map<PodKey, Nomination> nominatedTo = new ConcurrentHashMap<>();
 
-    public Nominations(DemandResolver resolver, MemoryUnit unit) {
-        this(resolver, unit, InstantSource.system(), DEFAULT_PROVISIONAL_TTL);
+    /** @param asks reads a nominee's demand as the verbs read its ask: with the serving domain of its namespace's kind */
+    public Nominations(AskReader asks) {
+        this(asks, InstantSource.system(), DEFAULT_PROVISIONAL_TTL);
     }
 
-    public Nominations(DemandResolver resolver, MemoryUnit unit, InstantSource clock, Duration provisionalTtl) {
-        this.resolver = resolver;
-        this.unit = unit;
+    public Nominations(AskReader asks, InstantSource clock, Duration provisionalTtl) {
+        this.asks = Objects.requireNonNull(asks, "asks");
         this.clock = clock;
         this.provisionalTtl = provisionalTtl;
     }
@@ -182,15 +181,9 @@ public final class Nominations implements PodEvents {
         return gpus == null ? n : new Nominee(n.pod(), n.priority(), n.demand(), gpus);
     }
 
+    /** The pod's demand as filter and preempt read it (its fault domain included), or null: an unreadable request holds nothing. */
     private GpuDemand demand(KubePod p) {
-        try {
-            return switch (resolver.resolve(p.info(unit))) {
-                case DemandResolver.Resolution.Resolved r -> r.demand();
-                default -> null;
-            };
-        } catch (RuntimeException e) {
-            return null; // an unreadable request holds nothing; its own filter says what is wrong
-        }
+        return asks.read(p.facts()) instanceof Ask.Gpu g ? g.demand() : null;
     }
 
     private void unNominate(PodKey key) {

@@ -2,11 +2,14 @@ package io.mpshare.scheduler.preempt;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.mpshare.core.MemoryUnit;
+import io.mpshare.core.isolation.FaultDomains;
+import io.mpshare.core.isolation.FaultDomains.Kind;
 import io.mpshare.core.model.DemandResolver;
 import io.mpshare.core.model.GpuDemand;
 import io.mpshare.core.model.PodKey;
 import io.mpshare.kube.KubePod;
 import io.mpshare.scheduler.TestClock;
+import io.mpshare.scheduler.cycle.AskReader;
 import io.mpshare.testing.Pods;
 import org.junit.jupiter.api.Test;
 
@@ -19,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class NominationsTest {
     private final TestClock clock = new TestClock();
     private final List<String> freed = new ArrayList<>();
-    private final Nominations n = new Nominations(new DemandResolver(512), MemoryUnit.GIB, clock, Duration.ofSeconds(15));
+    private final Nominations n = new Nominations(new AskReader(MemoryUnit.GIB, new DemandResolver(512)), clock, Duration.ofSeconds(15));
 
     { n.onHoldEnded(freed::add); }
 
@@ -31,6 +34,22 @@ class NominationsTest {
     }
 
     static PodKey key(String name) { return PodKey.of("default", name); }
+
+    /**
+     * A nominee shown by the pod informer holds its room with the demand the verbs read for it: in a tenant namespace
+     * that of its tenant's daemon, not the node daemon's (whose one-UID rule would judge it).
+     */
+    @Test
+    void heldAgainst_nomineeOfATenantNamespace_demandOnItsTenantsDaemon() {
+        var tenants = new Nominations(new AskReader(MemoryUnit.GIB, new DemandResolver(512), ns -> FaultDomains.kindOf(ns, null, Kind.TENANT)),
+                clock, Duration.ofSeconds(15));
+        tenants.upserted(KubePod.of(nominated("t", 100, "n1")));
+        var held = tenants.heldAgainst("n1", key("x"), 0);
+        assertThat(held).hasSize(1);
+        assertThat(held.getFirst().demand().domain().kind()).isEqualTo(Kind.TENANT);
+        assertThat(held.getFirst().demand().underUidRule()).isFalse();
+        assertThat(n.heldAgainst("n1", key("x"), 0)).isEmpty(); // the other instance saw nothing
+    }
 
     @Test
     void heldAgainst_equalOrHigherPriorityNomineesOnly_notItself() {

@@ -2,7 +2,6 @@ package io.mpshare.scheduler.preempt;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.mpshare.core.MemoryUnit;
 import io.mpshare.core.Names;
 import io.mpshare.core.ledger.Allocation;
 import io.mpshare.core.ledger.Ledger;
@@ -62,7 +61,7 @@ class PreemptIT {
         ledger.upsertNode(Nodes.node("n1").gpus(2, 16 * G).inventory());
         ledger.upsertNode(Nodes.node("n2").gpus(1, 16 * G).inventory());
         var policy = new BinpackPolicy();
-        nominations = new Nominations(Wiring.ASKS.resolver(), MemoryUnit.GIB);
+        nominations = new Nominations(Wiring.ASKS);
         var held = new NominationHold(ledger, policy, nominations);
         var verbs = Wiring.verbs(new PlacementEngine(ledger, policy), held);
         book("low-a", 0, "n1", 0, 8);
