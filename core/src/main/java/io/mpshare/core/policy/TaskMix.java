@@ -4,6 +4,7 @@ import io.mpshare.core.model.GpuDemand;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +50,25 @@ public record TaskMix(List<Entry> entries) {
         List<Entry> norm = new ArrayList<>(entries.size());
         for (Entry e : entries) norm.add(new Entry(e.gpuCount(), e.mibPerGpu(), e.permillePerGpu(), e.corePerGpu(), e.cpuMilli(), e.memoryMib(), e.weight() / sum));
         entries = List.copyOf(norm);
+    }
+
+    /**
+     * How far apart two mixes are: the total variation distance of their weights, half the sum over every entry shape
+     * (all of an entry's fields but its weight) of the difference of its weight in each; 0 for the same weights, 1 for
+     * mixes with no shape in common. The weight a mix moves from one shape to others is the distance.
+     */
+    public double distance(TaskMix other) {
+        Objects.requireNonNull(other, "other");
+        Map<List<Long>, Double> diff = new HashMap<>();
+        for (Entry e : entries) diff.merge(shape(e), e.weight(), Double::sum);
+        for (Entry e : other.entries) diff.merge(shape(e), -e.weight(), Double::sum);
+        double sum = 0;
+        for (double d : diff.values()) sum += Math.abs(d);
+        return Math.min(1, sum / 2);
+    }
+
+    private static List<Long> shape(Entry e) {
+        return List.of((long) e.gpuCount(), e.mibPerGpu(), (long) e.permillePerGpu(), (long) e.corePerGpu(), e.cpuMilli(), e.memoryMib());
     }
 
     /** A mix from demands the cluster has seen (for example the extender's last few thousand pods); equal demands merge. */

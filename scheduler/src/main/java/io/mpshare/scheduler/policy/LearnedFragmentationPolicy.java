@@ -22,11 +22,14 @@ import java.util.Objects;
  *
  * <p>The mix: the GPU demands of the last {@code window} distinct pods that hold a GPU booking (one entry per
  * pod key; a pod seen again moves to the front; the oldest drop out), through {@link TaskMix#ofDemands}.
- * It is rebuilt after every {@code rebuildEvery} newly seen pods, not per request, so prioritize and bind
- * of one pod almost always use the same mix (a rebuild in between can change a GPU choice only between
- * equally good ones by the newer mix; never a fit). Until the cluster has shown {@code rebuildEvery} GPU pods
- * it uses {@link #PRIOR}, a spread of typical shared-GPU asks (at start-up the cluster view's first list
- * usually fills the window at once).
+ * After every {@code rebuildEvery} newly seen pods (not per request) the window's mix is compared with the one
+ * in use, and replaces it when the two are more than {@code tolerance} apart ({@link TaskMix#distance}, default
+ * {@link #DEFAULT_TOLERANCE}: within a window's own sampling noise the mix in use stays, and with it every score
+ * the engine remembers under it, docs/decisions/mix-tolerance.md). So prioritize and bind of one pod almost
+ * always use the same mix (a new mix in between can change a GPU choice only between equally good ones by the
+ * newer mix; never a fit). Until the cluster has shown {@code rebuildEvery} GPU pods it uses {@link #PRIOR}, a
+ * spread of typical shared-GPU asks, which the first learned mix always replaces (at start-up the cluster view's
+ * first list usually fills the window at once).
  *
  * <p>Host CPU and memory: each mix entry carries the CPU and memory its pod requested (from {@link HostRoom},
  * which the pod informer feeds), and prioritize and bind ({@link #forPod}) evaluate each node with its free
@@ -43,6 +46,11 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
     public static final int DEFAULT_WINDOW = 2_000;
     /** Pods newly seen between two rebuilds of the mix. */
     public static final int DEFAULT_REBUILD_EVERY = 50;
+    /**
+     * How far ({@link TaskMix#distance}) the window's mix may move from the one in use before it replaces it: about the
+     * sampling noise of a full window of a few dozen pod shapes (2,000 pods of 10–40 shapes: 0.03–0.07).
+     */
+    public static final double DEFAULT_TOLERANCE = 0.05;
 
     /**
      * The mix before any GPU pod is seen: one-GPU pods of 2, 4, 8, 16 and 40 GiB (weights 3, 3, 2, 2, 1), a
@@ -53,6 +61,9 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
 
     private final boolean uidRule;
     private final int window, rebuildEvery;
+    private final double tolerance;
+    /** Whether the mix in use was learned (false while it is the start mix). */
+    private boolean learned;
     private final HostRoom host;
     /** A pod seen with a GPU booking: its demand and host ask (null until the host room knew it). */
     private record Seen(GpuDemand demand, HostAsk ask) {}
@@ -63,17 +74,25 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
 
     public LearnedFragmentationPolicy(boolean uidRule, int window, int rebuildEvery) { this(uidRule, new HostRoom(), PRIOR, window, rebuildEvery); }
 
-    /**
-     * @param host  free host CPU and memory per node, and each pod's request (fed by the informers)
-     * @param start the mix until {@code rebuildEvery} GPU pods were seen
-     */
+    /** With the default tolerance. */
     public LearnedFragmentationPolicy(boolean uidRule, HostRoom host, TaskMix start, int window, int rebuildEvery) {
+        this(uidRule, host, start, window, rebuildEvery, DEFAULT_TOLERANCE);
+    }
+
+    /**
+     * @param host      free host CPU and memory per node, and each pod's request (fed by the informers)
+     * @param start     the mix until {@code rebuildEvery} GPU pods were seen
+     * @param tolerance how far the window's mix may move from the one in use before it replaces it (0: whenever it moved)
+     */
+    public LearnedFragmentationPolicy(boolean uidRule, HostRoom host, TaskMix start, int window, int rebuildEvery, double tolerance) {
         this.host = Objects.requireNonNull(host, "host");
         if (window < 1) throw new IllegalArgumentException("window must be >= 1, got " + window);
         if (rebuildEvery < 1) throw new IllegalArgumentException("rebuildEvery must be >= 1, got " + rebuildEvery);
+        if (!(tolerance >= 0 && tolerance < 1)) throw new IllegalArgumentException("tolerance must be within [0, 1), got " + tolerance);
         this.uidRule = uidRule;
         this.window = window;
         this.rebuildEvery = rebuildEvery;
+        this.tolerance = tolerance;
         this.recent = new LinkedHashMap<>(16, 0.75f, true) {
             @Override protected boolean removeEldestEntry(Map.Entry<PodKey, Seen> eldest) { return size() > LearnedFragmentationPolicy.this.window; }
         };
@@ -103,7 +122,10 @@ public final class LearnedFragmentationPolicy implements PlacementPolicy {
             if (before != null && before.demand().equals(demand)) return;
             if (++sinceRebuild < rebuildEvery) return;
             sinceRebuild = 0;
-            current = new EvaluationMemo(new FragmentationPolicy(mixOf(), FragmentationPolicy.DEFAULT_TOLERANCE, uidRule));
+            TaskMix next = mixOf();
+            if (learned && next.distance(current.policy().mix()) <= tolerance) return; // the scores remembered under the mix in use stay
+            learned = true;
+            current = new EvaluationMemo(new FragmentationPolicy(next, FragmentationPolicy.DEFAULT_TOLERANCE, uidRule));
         }
     }
 
