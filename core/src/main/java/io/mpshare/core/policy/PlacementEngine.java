@@ -340,30 +340,67 @@ public final class PlacementEngine {
      * booking is always scored, without that booking.
      */
     private int[] scores(GpuDemand d, FitIndex.View v, int[] slots, PodKey self) {
-        String own = self == null ? null : ledger.allocation(self).map(Allocation::node).orElse(null);
-        int ownSlot = own == null ? -1 : v.slot(own);
-        PlacementPolicy p = self == null ? policy : policy.forPod(self);
-        ScoreBoard.Board board = boards.board(p.scoreKey(d), v.capacity());
         long[] raw = new long[slots.length];
+        new RawScores(d, v, self).of(slots, null, slots.length, raw);
         long min = Long.MAX_VALUE, max = Long.MIN_VALUE;
-        for (int i = 0; i < raw.length; i++) {
-            int slot = slots[i];
-            long score;
-            if (slot < 0) score = PlacementPolicy.NO_FIT;
-            else if (slot != ownSlot) score = board.score(v, slot, p, d);
-            else {
-                NodeState s = ledger.node(own);
-                score = s == null ? PlacementPolicy.NO_FIT : p.score(s.exceptPod(self), d);
-            }
-            raw[i] = score;
-            if (score != PlacementPolicy.NO_FIT) { min = Math.min(min, score); max = Math.max(max, score); }
-        }
+        for (long score : raw) if (score != PlacementPolicy.NO_FIT) { min = Math.min(min, score); max = Math.max(max, score); }
         int[] out = new int[raw.length];
         for (int i = 0; i < raw.length; i++)
             // the best raw score alone gets MAX_SCORE (others at most one less), so the policy's choice stays first
             out[i] = raw[i] == PlacementPolicy.NO_FIT ? 0
                     : raw[i] == max ? MAX_SCORE : (int) Math.min(MAX_SCORE - 1, Math.round((double) (raw[i] - min) * MAX_SCORE / (double) (max - min)));
         return out;
+    }
+
+    /**
+     * The node prioritize would rank first among the nodes in index slots {@code slots[at[0..count)]} (as a filter found
+     * them, {@code at} its positions of the nodes kept): the position in {@code at} of the first with the best raw score,
+     * or -1 when none fits. The same node as the first top score of {@link #prioritize(GpuDemand, int[], PodKey)} over
+     * those slots, without normalising every score.
+     */
+    public int best(GpuDemand d, int[] slots, int[] at, int count, PodKey self) {
+        long[] raw = new long[count];
+        new RawScores(d, ledger.fitIndex().view(), self).of(slots, at, count, raw);
+        int best = -1;
+        for (int i = 0; i < count; i++)
+            if (raw[i] != PlacementPolicy.NO_FIT && (best < 0 || raw[i] > raw[best])) best = i;
+        return best;
+    }
+
+    /** The raw scores of one pod's demand, each node's from {@link ScoreBoard} while its version stays (see {@link #scores}). */
+    private final class RawScores {
+        private final GpuDemand d;
+        private final FitIndex.View v;
+        private final PodKey self;
+        private final String own;
+        private final int ownSlot;
+        private final PlacementPolicy p;
+        private final ScoreBoard.Board board;
+
+        RawScores(GpuDemand d, FitIndex.View v, PodKey self) {
+            this.d = d;
+            this.v = v;
+            this.self = self;
+            own = self == null ? null : ledger.allocation(self).map(Allocation::node).orElse(null);
+            ownSlot = own == null ? -1 : v.slot(own);
+            p = self == null ? policy : policy.forPod(self);
+            board = boards.board(p.scoreKey(d), v.capacity());
+        }
+
+        /** The raw score of {@code slots[at[i]]} (of {@code slots[i]} when {@code at} is null) into {@code raw[i]}, i below {@code count}. */
+        void of(int[] slots, int[] at, int count, long[] raw) {
+            for (int i = 0; i < count; i++) {
+                int slot = slots[at == null ? i : at[i]];
+                long score;
+                if (slot < 0) score = PlacementPolicy.NO_FIT;
+                else if (slot != ownSlot) score = board.score(v, slot, p, d);
+                else {
+                    NodeState s = ledger.node(own);
+                    score = s == null ? PlacementPolicy.NO_FIT : p.score(s.exceptPod(self), d);
+                }
+                raw[i] = score;
+            }
+        }
     }
 
     /** The best node among {@code nodeNames} by raw score; ties go to the smaller name. Null when none fits. */

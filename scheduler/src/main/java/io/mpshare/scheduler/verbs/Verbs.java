@@ -145,6 +145,11 @@ public final class Verbs {
             return a;
         }
         int[] fits = a.fits();
+        if (keep == 1 && a.slots() != null) { // the pick: prioritize's first choice, with no score normalised
+            int best = Math.max(0, engine.best(g.demand(), a.slots(), fits, n, g.pod().key())); // none scored: the first, as ranked
+            holds.hold(g, name(buf, off, len, fits[best]));
+            return new IndexedFilterAnswer(new int[] {fits[best]}, 1, a.failed(), a.unresolvable(), a.error(), a.slots());
+        }
         int[] scores;
         if (a.slots() != null) { // the slots the filter found: no name looked up again
             int[] kept = new int[n];
