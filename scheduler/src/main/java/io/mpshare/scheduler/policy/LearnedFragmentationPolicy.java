@@ -44,7 +44,7 @@ import java.util.Objects;
 public final class LearnedFragmentationPolicy implements PlacementPolicy {
     /** Window of distinct pods the mix is learned from. */
     public static final int DEFAULT_WINDOW = 2_000;
-    /** Pods newly seen between two rebuilds of the mix. */
+    /** Pods newly seen between two looks at the window's mix (a new mix only when it moved more than the tolerance). */
     public static final int DEFAULT_REBUILD_EVERY = 50;
     /**
      * How far ({@link TaskMix#distance}) the window's mix may move from the one in use before it replaces it: the
