@@ -39,7 +39,10 @@ class PresetNodeNameIT {
         assertThat(p.getStatus().getMessage()).contains("default/preset").contains("spec.nodeName");
         assertThat(p.getStatus().getMessage()).as("one sentence end, not ')., which is unexpected'").doesNotContain("., which");
         assertThat(failed).as("refused at once").isLessThanOrEqualTo(Duration.ofSeconds(5));
-        assertThat(placedSeconds).as("the placed pod was not held up by the refusal").isLessThanOrEqualTo(10.0);
+        // kube-scheduler's own NodeResourcesFit counts the preset pod's gpu-mem until kubelet fails it, so the placed pod
+        // may be refused once or twice first and then wait out kube-scheduler's backoff (seen: Running 10.2 s after
+        // create, bound 7 s after the refusal); a refusal that held kubelet or the plugin would hold it far longer
+        assertThat(placedSeconds).as("the placed pod was not held up by the refusal").isLessThanOrEqualTo(20.0);
     }
 
     @AfterEach void cleanUp() throws InterruptedException {
