@@ -212,6 +212,34 @@ class DomainControllerTest {
         assertThat(events).hasSize(2);   // told once
     }
 
+    /**
+     * MPS kills the faulting domain's clients, so kubelet may fail their pods, and their bookings go, before the round
+     * that reads the fault: those pods are told too; a pod that left the domain before the fault is not.
+     */
+    @Test void fault_podsThatLeftSinceTheFault_areTold_podsThatLeftBefore_areNot() {
+        Pod a1 = book(TestPods.pod("a1").namespace("team-a").mem("main", 10), 0);
+        Pod a2 = book(TestPods.pod("a2").namespace("team-a").mem("main", 10), 0);
+        Pod early = book(TestPods.pod("early").namespace("team-a").mem("main", 10), 0);
+        controller.round();
+        String a = domainOf(a1, "GPU-aaaa");
+        blue.connect(a, 101);
+        blue.connect(a, 102);
+        now.set(T0.plusSeconds(2));
+        bookings.deleted(early);   // finished before the fault
+        controller.round();
+
+        assertThat(blue.fault(a, T0.plusSeconds(5))).containsExactly(101L, 102L);
+        now.set(T0.plusSeconds(6));
+        bookings.deleted(a1);      // its client killed: kubelet failed it before the next round
+        controller.round();
+
+        assertThat(events).extracting(e -> e.getInvolvedObject().getName()).containsExactlyInAnyOrder("a2", "a1");
+        assertThat(events).allSatisfy(e -> assertThat(e.getMessage()).contains("GPU fault in MPS domain " + a)
+                .contains("team-a/a2").contains("team-a/a1").doesNotContain("early"));
+        assertThat(metrics.podFaults("team-a", "a1")).isEqualTo(1);
+        assertThat(metrics.podFaults("team-a", "early")).isZero();
+    }
+
     @Test void suspect_aWorkloadInTwoFaultsWithinTenMinutes_isNamed_andItsNextPodGetsADomainOfItsOwn() {
         Pod w1 = book(TestPods.pod("train-1").namespace("team-a").ownedBy("Job", "train").mem("main", 10), 0);
         Pod other = book(TestPods.pod("infer").namespace("team-a").mem("main", 10), 0);
