@@ -52,7 +52,9 @@ class HealthIT {
                 + " the pod refused meanwhile bound %d ms after that%n", unhealthy.toMillis(), healthyAgain.toMillis(), bound.toMillis());
         ops.awaitRunning("during-outage", Duration.ofSeconds(60));
         assertThat(unhealthy).isLessThanOrEqualTo(Duration.ofSeconds(2));
-        assertThat(bound).isLessThanOrEqualTo(Duration.ofSeconds(10));
+        // kube-scheduler's own view gets the devices back with kubelet's next node status update (every 10 s), then it
+        // schedules the pod: up to 10 s plus that cycle (10.05 s seen); a wake-up that never came would take longer
+        assertThat(bound).isLessThanOrEqualTo(Duration.ofSeconds(15));
     }
 
     /** A hung supervisor whose daemon still runs is given the probe's grace (a slow one must not fail kubelet's pods). */
