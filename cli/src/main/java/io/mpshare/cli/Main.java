@@ -22,6 +22,7 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) {
+        LogFormat.install();
         System.exit(run(args));
     }
 
