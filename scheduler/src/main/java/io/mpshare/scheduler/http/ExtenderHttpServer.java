@@ -74,13 +74,12 @@ public final class ExtenderHttpServer implements AutoCloseable {
     private final ExecutorService connections = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("extender-conn-", 0).factory());
     /** Binds in flight at most: each waits on the API server on its own virtual thread. */
     static final int MAX_BINDS = 64;
-    private final ExecutorService binds = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("extender-bind-", 0).factory());
     private final Semaphore bindSlots = new Semaphore(MAX_BINDS);
 
     /**
      * What the server is made of: where it listens, who may call the verbs, and the objects behind its endpoints.
      *
-     * @param threads worker threads for filter, prioritize and preempt (binds run on virtual threads of their own)
+     * @param threads worker threads for filter, prioritize and preempt (binds stay on their exchange's virtual thread)
      * @param options body cap and who may call the verbs
      * @param version what {@code GET version} answers
      * @param ready   whether the cluster view has synced ({@code readyz}; until then every verb answers an Error)
@@ -222,7 +221,7 @@ public final class ExtenderHttpServer implements AutoCloseable {
                 try (ex) { refuse(ex, path); }
                 return;
             }
-            if (path.equals(Names.EXTENDER_VERB_BIND)) binds.execute(() -> bind(ex)); // answered and closed there
+            if (path.equals(Names.EXTENDER_VERB_BIND)) bind(ex); // on this virtual thread: answered and closed there
             else if (inspecting) get(ex, path);
             else workers.execute(() -> verb(ex, path)); // answered and closed on a worker
             return;
@@ -362,7 +361,6 @@ public final class ExtenderHttpServer implements AutoCloseable {
         server.stop(0);
         if (probeServer != null) probeServer.stop(0);
         workers.shutdownNow();
-        binds.shutdownNow();
         connections.shutdownNow();
     }
 }
