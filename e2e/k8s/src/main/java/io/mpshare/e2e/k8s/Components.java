@@ -173,6 +173,13 @@ public final class Components {
     /** One scrape of a loopback metrics endpoint (certificates not checked, as {@link #get}). */
     public Metrics metrics(String url) { return Metrics.scrape(http, url); }
 
+    /** The body of a GET of {@code url} (200 only), waiting at most {@code timeout}: a kube-scheduler's CPU profile, say. */
+    public byte[] fetch(String url, Duration timeout) throws IOException, InterruptedException {
+        var r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(timeout).build(), HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() != 200) throw new IOException(url + " answered " + r.statusCode());
+        return r.body();
+    }
+
     /** HTTP status of a GET, or -1 when nothing answers. Loopback health checks only: certificates are not checked. */
     public int get(String url) {
         try {

@@ -20,6 +20,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -114,7 +116,7 @@ public final class ScaleBench {
             var ext = comp.extender("scale-extender", ControlPlane.freePort(), List.of("-Xmx" + o.extenderHeap()),
                     extenderArgs(), logs);
             var sched = comp.scheduler("scale-scheduler", Components.SchedulerSettings.single(PROFILE, ext.port()), this::scaleConfig,
-                    List.of("--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics"), logs);
+                    List.of("--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics" + (o.pprof() != null ? ",/debug/pprof/*" : "")), logs);
             // every booking made before the extender started is in its ledger (a pod it could not read would leave its GPUs free)
             double bound = comp.metrics(ext.url() + "/metrics").sum("mpshare_extender_pods", "phase=\"BOUND\"");
             if (bound != sc.booked().size())
@@ -184,6 +186,23 @@ public final class ScaleBench {
         return out;
     }
 
+    /** Seconds of kube-scheduler's CPU profile taken from the start of a stream: shorter than the quickest stream at 500 nodes. */
+    static final int PPROF_SECONDS = 4;
+
+    /** kube-scheduler's CPU profile over the first {@link #PPROF_SECONDS} of a stream, into {@code --scheduler-pprof}'s DIR/KIND.pprof. */
+    private void schedulerProfile(Components comp, Components.Scheduler sched, String kind) {
+        try {
+            Files.createDirectories(o.pprof());
+            Path out = o.pprof().resolve(kind + ".pprof");
+            Files.write(out, comp.fetch(sched.url() + "/debug/pprof/profile?seconds=" + PPROF_SECONDS, Duration.ofSeconds(PPROF_SECONDS + 30)));
+            say("kube-scheduler's CPU profile over the first %d s of the %s stream: %s", PPROF_SECONDS, kind, out);
+        } catch (IOException | RuntimeException e) {
+            say("kube-scheduler's CPU profile of the %s stream: not taken (%s)", kind, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** One measured stream with everything read around it. */
     record Measured(String kind, PodStream.Result result, Map<String, Double> cpu, Metrics scheduler, Metrics extender, Metrics apiserver,
                     String loadBefore, String loadAfter) {}
@@ -196,7 +215,9 @@ public final class ScaleBench {
         double compile0 = compileSeconds(ext.process());
         boolean jfr = gpu && o.jfr() != null;
         if (jfr) jcmd(ext.process(), "JFR.start", "name=scale", "settings=profile");
+        Thread profile = o.pprof() == null ? null : Thread.ofPlatform().name("pprof-" + kind).start(() -> schedulerProfile(comp, sched, kind));
         PodStream.Result r = PodStream.run(cluster.client(), NS, name, pods, o.threads(), o.rate(), o.timeout());
+        if (profile != null) profile.join();
         if (jfr) jcmd(ext.process(), "JFR.stop", "name=scale", "filename=" + o.jfr());
         Map<String, Double> cpu1 = ProcessStats.cpuSeconds(cluster.controlPlane(), "generator");
         Map<String, Double> cpu = new TreeMap<>();
