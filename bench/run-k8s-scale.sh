@@ -8,7 +8,8 @@
 # kube-scheduler, the extender) on SERVER_CPUS. Defaults: on fewer than 4 CPUs the generator on CPU 0 and the servers on
 # the others; else the first quarter of the CPUs for the generator and the rest for the servers.
 # Arguments go to ScaleBench: --nodes=500 --pods=1000 --warmup=300 --fill=0.5 --seed=42 --threads=16 --rate=0 (0: at once)
-#   --default-stream=true --gpu-first=false (true: the GPU stream is measured before the no-GPU one) --jfr=FILE (the extender during the GPU stream) --qps=5000 --timeout-s=120 --extender-heap=1g
+#   --default-stream=true --gpu-first=false (true: the GPU stream is measured before the no-GPU one) --gpu-alone=false (true: the
+#   same GPU pods again through a second kube-scheduler with no extender, which checks node totals only) --jfr=FILE (the extender during the GPU stream) --qps=5000 --timeout-s=120 --extender-heap=1g
 #   --scheduler-pprof=DIR (kube-scheduler's CPU profile over the first 4 s of each stream, DIR/KIND.pprof) --extender-arg=ARG (repeatable). MPSHARE_NO_BUILD=1 skips the build; MPSHARE_JAR runs another extender jar.
 # JAVA and CP (both set) run ScaleBench with that java and classpath, unbuilt: a host without a JDK or Maven
 # (bench/run-scale-quiet.sh stages them).

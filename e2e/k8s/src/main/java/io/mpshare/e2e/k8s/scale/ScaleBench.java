@@ -25,10 +25,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -55,7 +57,7 @@ import java.util.regex.Pattern;
  * and this generator's client without a rate limit, creating from {@code --threads} threads.
  */
 public final class ScaleBench {
-    static final String PROFILE = "scale-sched", DEFAULT_PROFILE = "scale-default", NS = "scale", BOOKED_NS = "scale-pre";
+    static final String PROFILE = "scale-sched", DEFAULT_PROFILE = "scale-default", ALONE_PROFILE = "scale-alone", NS = "scale", BOOKED_NS = "scale-pre";
 
     public static void main(String[] args) throws Exception {
         ScaleOptions o;
@@ -151,6 +153,12 @@ public final class ScaleBench {
                 measured.add(measure(cluster, ext, sched, "GPU, adaptive percentageOfNodesToScore (" + DEFAULT_PROFILE + ")", "adaptive-gpu",
                         gpuPods("adaptive-gpu", o.pods(), new Random(o.seed() + 3), DEFAULT_PROFILE), false));
             }
+            if (o.gpuAlone()) { // the same GPU pods through a kube-scheduler with no extender: what kube-scheduler's own checks of an extended resource cost
+                var alone = comp.scheduler("alone-scheduler", Components.SchedulerSettings.single(ALONE_PROFILE, ext.port()), this::aloneConfig,
+                        List.of("--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics" + (o.pprof() != null ? ",/debug/pprof/*" : "")), logs);
+                measured.add(measure(cluster, ext, alone, "GPU, kube-scheduler alone, no extender (" + ALONE_PROFILE + ")", "gpu-alone",
+                        gpuPods("gpu-alone", o.pods(), new Random(o.seed() + 2), ALONE_PROFILE), false));
+            }
 
             List<Pod> all = new ArrayList<>(c.pods().inNamespace(NS).list().getItems());
             all.addAll(c.pods().inNamespace(BOOKED_NS).list().getItems());
@@ -203,6 +211,21 @@ public final class ScaleBench {
         }
     }
 
+    /**
+     * The configuration of {@code --gpu-alone}'s second kube-scheduler: the chart's, as {@link #scaleConfig} raises it, with
+     * no extender (it binds with its own binder and checks {@code aliyun.com/gpu-mem} against node totals only) and one
+     * profile, {@link #ALONE_PROFILE}.
+     */
+    @SuppressWarnings("unchecked")
+    Map<String, Object> aloneConfig(Map<String, Object> conf) {
+        Map<String, Object> out = new LinkedHashMap<>(scaleConfig(conf));
+        out.remove("extenders");
+        Map<String, Object> profile = new LinkedHashMap<>(((List<Map<String, Object>>) out.get("profiles")).getFirst());
+        profile.put("schedulerName", ALONE_PROFILE);
+        out.put("profiles", List.of(profile));
+        return out;
+    }
+
     /** One measured stream with everything read around it. */
     record Measured(String kind, PodStream.Result result, Map<String, Double> cpu, Metrics scheduler, Metrics extender, Metrics apiserver,
                     String loadBefore, String loadAfter) {}
@@ -239,9 +262,14 @@ public final class ScaleBench {
         double plain = ms.getFirst().result().perSecond(), gpu = ms.get(1).result().perSecond();
         System.out.printf(Locale.ROOT, "%nGPU stream / kube-scheduler alone = **%.2f** (goal >= %s at %d nodes; the %s stream ran first)%n", gpu / plain,
                 o.nodes() >= 5000 ? "0.5" : "0.8", o.nodes(), o.gpuFirst() ? "GPU" : "no-GPU");
-        if (ms.size() >= 4)
+        Map<String, Double> rate = new LinkedHashMap<>();
+        for (Measured m : ms) rate.put(m.kind(), m.result().perSecond());
+        if (rate.containsKey("adaptive") && rate.containsKey("adaptive-gpu"))
             System.out.printf(Locale.ROOT, "with kube-scheduler's adaptive percentageOfNodesToScore: GPU / no GPU = %.2f; the chart's 100 against adaptive: no GPU %.2f, GPU %.2f%n",
-                    ms.get(3).result().perSecond() / ms.get(2).result().perSecond(), plain / ms.get(2).result().perSecond(), gpu / ms.get(3).result().perSecond());
+                    rate.get("adaptive-gpu") / rate.get("adaptive"), plain / rate.get("adaptive"), gpu / rate.get("adaptive-gpu"));
+        if (rate.containsKey("gpu-alone"))
+            System.out.printf(Locale.ROOT, "the same GPU pods through kube-scheduler alone (no extender, node totals only) / no GPU = %.2f; through the extender / alone = %.2f%n",
+                    rate.get("gpu-alone") / plain, gpu / rate.get("gpu-alone"));
         System.out.println();
         System.out.println("| stream | FailedScheduling events | attempts scheduled / unschedulable / error | extender bind failures | load average before -> after |");
         System.out.println("|---|---|---|---|---|");
@@ -254,19 +282,21 @@ public final class ScaleBench {
         }
         System.out.println();
         System.out.println("CPU ms per pod bound (process CPU time during the stream / pods bound):");
-        List<String> procs = new ArrayList<>(ms.getFirst().cpu().keySet());
+        Set<String> seen = new LinkedHashSet<>(); // a process started for a later stream (--gpu-alone's scheduler) has no figure before it
+        for (Measured m : ms) seen.addAll(m.cpu().keySet());
+        List<String> procs = new ArrayList<>(seen);
         System.out.println("| stream | " + String.join(" | ", procs) + " |");
         System.out.println("|---|" + "---|".repeat(procs.size()));
         for (Measured m : ms) {
             StringBuilder row = new StringBuilder("| " + m.kind() + " |");
-            for (String p : procs) row.append(String.format(Locale.ROOT, " %.2f |", 1000 * m.cpu().getOrDefault(p, 0.0) / Math.max(1, m.result().bound())));
+            for (String p : procs) row.append(m.cpu().containsKey(p) ? String.format(Locale.ROOT, " %.2f |", 1000 * m.cpu().get(p) / Math.max(1, m.result().bound())) : " — |");
             System.out.println(row);
         }
         System.out.println();
         System.out.println("kube-scheduler, mean ms per scheduling attempt (its /metrics): attempt | algorithm | Filter | PreScore | Score | rest of the algorithm (extender filter + prioritize)");
         for (Measured m : ms) {
             Metrics s = m.scheduler();
-            String prof = "profile=\"" + (m.kind().startsWith("adaptive") ? DEFAULT_PROFILE : PROFILE) + "\"";
+            String prof = "profile=\"" + (m.kind().startsWith("adaptive") ? DEFAULT_PROFILE : m.kind().equals("gpu-alone") ? ALONE_PROFILE : PROFILE) + "\"";
             double attempt = 1000 * s.mean("scheduler_scheduling_attempt_duration_seconds", prof), algo = 1000 * s.mean("scheduler_scheduling_algorithm_duration_seconds");
             double filter = 1000 * s.mean("scheduler_framework_extension_point_duration_seconds", prof, "extension_point=\"Filter\"");
             double preScore = 1000 * s.mean("scheduler_framework_extension_point_duration_seconds", prof, "extension_point=\"PreScore\"");

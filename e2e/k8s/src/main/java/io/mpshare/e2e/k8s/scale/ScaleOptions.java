@@ -27,9 +27,9 @@ import java.util.List;
  * @param extenderArgs  extra arguments of the extender (e.g. --policy=binpack)
  */
 record ScaleOptions(int nodes, int pods, int warmup, int warmupRounds, double fill, long seed, int threads, double rate, String serverCpus,
-                    boolean defaultStream, boolean gpuFirst, Path jfr, Path pprof, int qps, Duration timeout, String extenderHeap, List<String> extenderArgs) {
+                    boolean defaultStream, boolean gpuFirst, boolean gpuAlone, Path jfr, Path pprof, int qps, Duration timeout, String extenderHeap, List<String> extenderArgs) {
     static final String USAGE = "ScaleBench [--nodes=500] [--pods=1000] [--warmup=300] [--warmup-rounds=1] [--fill=0.5] [--seed=42] [--threads=16] [--rate=0]"
-            + " [--server-cpus=LIST] [--default-stream=true] [--gpu-first=false] [--jfr=FILE] [--scheduler-pprof=DIR] [--qps=5000] [--timeout-s=120] [--extender-heap=1g] [--extender-arg=ARG ...]";
+            + " [--server-cpus=LIST] [--default-stream=true] [--gpu-first=false] [--gpu-alone=false] [--jfr=FILE] [--scheduler-pprof=DIR] [--qps=5000] [--timeout-s=120] [--extender-heap=1g] [--extender-arg=ARG ...]";
 
     ScaleOptions {
         if (nodes < 2 || nodes > 20_000) throw new IllegalArgumentException("--nodes must be 2..20000, got " + nodes);
@@ -47,7 +47,7 @@ record ScaleOptions(int nodes, int pods, int warmup, int warmupRounds, double fi
         double fill = 0.5, rate = 0;
         long seed = 42;
         String cpus = "", heap = "1g";
-        boolean defaultStream = true, gpuFirst = false;
+        boolean defaultStream = true, gpuFirst = false, gpuAlone = false;
         Path jfr = null, pprof = null;
         List<String> extra = new ArrayList<>();
         for (String a : args) {
@@ -67,6 +67,7 @@ record ScaleOptions(int nodes, int pods, int warmup, int warmupRounds, double fi
                     case "server-cpus" -> cpus = v;
                     case "default-stream" -> defaultStream = Boolean.parseBoolean(v);
                     case "gpu-first" -> gpuFirst = Boolean.parseBoolean(v);
+                    case "gpu-alone" -> gpuAlone = Boolean.parseBoolean(v);
                     case "jfr" -> jfr = v.isEmpty() ? null : Path.of(v).toAbsolutePath();
                     case "scheduler-pprof" -> pprof = v.isEmpty() ? null : Path.of(v).toAbsolutePath();
                     case "qps" -> qps = Integer.parseInt(v);
@@ -80,6 +81,6 @@ record ScaleOptions(int nodes, int pods, int warmup, int warmupRounds, double fi
             }
         }
         if (!heap.matches("[0-9]+[kmgKMG]?")) throw new IllegalArgumentException("--extender-heap takes a size as -Xmx does (1g, 768m), got '" + heap + "'");
-        return new ScaleOptions(nodes, pods, warmup, warmupRounds, fill, seed, threads, rate, cpus, defaultStream, gpuFirst, jfr, pprof, qps, Duration.ofSeconds(timeout), heap, extra);
+        return new ScaleOptions(nodes, pods, warmup, warmupRounds, fill, seed, threads, rate, cpus, defaultStream, gpuFirst, gpuAlone, jfr, pprof, qps, Duration.ofSeconds(timeout), heap, extra);
     }
 }
