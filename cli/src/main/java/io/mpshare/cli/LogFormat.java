@@ -14,10 +14,10 @@ import java.util.logging.Logger;
 
 /**
  * One line per log record: {@code 2026-12-02T10:19:22.310Z INFO Binder bind pod=ml/train-0 node=gpu-7 ...}, UTC
- * time, level, the logger's simple name, the message (a thrown exception's stack trace follows on its own lines: only
- * bugs log one; a line break inside a message becomes a space). The JDK's default format spends two lines on a record and finds the calling method by walking the
- * stack for every record; the extender logs a line per bind, so during a burst of pods that walk was a fifth of a
- * bind's CPU (docs/decisions/log-format.md).
+ * time, level, the logger's simple name, the message (a line break inside it becomes a space; a thrown exception's
+ * stack trace follows on its own lines: only bugs log one). The JDK's default format spends two lines on a record and
+ * finds the calling method by walking the stack for every record; the extender logs a line per bind, so during a
+ * burst of pods that walk was a fifth of a bind's CPU (docs/decisions/log-format.md).
  *
  * <p>{@link #install} puts it on the root logger's console handler unless the JVM was given a logging configuration
  * of its own ({@code java.util.logging.config.file} or {@code .class}): then that configuration stands.

@@ -16,12 +16,12 @@ import io.mpshare.e2e.k8s.Metrics;
 import io.mpshare.e2e.k8s.ProcessStats;
 import io.mpshare.testing.Pods;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
-import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -118,7 +118,7 @@ public final class ScaleBench {
             var ext = comp.extender("scale-extender", ControlPlane.freePort(), List.of("-Xmx" + o.extenderHeap()),
                     extenderArgs(), logs);
             var sched = comp.scheduler("scale-scheduler", Components.SchedulerSettings.single(PROFILE, ext.port()), this::scaleConfig,
-                    List.of("--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics" + (o.pprof() != null ? ",/debug/pprof/*" : "")), logs);
+                    List.of(allowPaths()), logs);
             // every booking made before the extender started is in its ledger (a pod it could not read would leave its GPUs free)
             double bound = comp.metrics(ext.url() + "/metrics").sum("mpshare_extender_pods", "phase=\"BOUND\"");
             if (bound != sc.booked().size())
@@ -155,7 +155,7 @@ public final class ScaleBench {
             }
             if (o.gpuAlone()) { // the same GPU pods through a kube-scheduler with no extender: what kube-scheduler's own checks of an extended resource cost
                 var alone = comp.scheduler("alone-scheduler", Components.SchedulerSettings.single(ALONE_PROFILE, ext.port()), this::aloneConfig,
-                        List.of("--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics" + (o.pprof() != null ? ",/debug/pprof/*" : "")), logs);
+                        List.of(allowPaths()), logs);
                 measured.add(measure(cluster, ext, alone, "GPU, kube-scheduler alone, no extender (" + ALONE_PROFILE + ")", "gpu-alone",
                         gpuPods("gpu-alone", o.pods(), new Random(o.seed() + 2), ALONE_PROFILE), false));
             }
@@ -192,6 +192,11 @@ public final class ScaleBench {
         }
         out.put("profiles", profiles);
         return out;
+    }
+
+    /** What the bench's kube-schedulers answer without authorization: probes, metrics and, with {@code --scheduler-pprof}, profiles. */
+    private String allowPaths() {
+        return "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics" + (o.pprof() != null ? ",/debug/pprof/*" : "");
     }
 
     /** Seconds of kube-scheduler's CPU profile taken from the start of a stream: shorter than the quickest stream at 500 nodes. */
