@@ -7,12 +7,14 @@ import io.mpshare.e2e.k8s.junit.RealControlPlane;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,7 +32,7 @@ class BurstIT {
     void burst120_allBound_noOverCommit_noFailedBinds(Cluster cluster) throws Exception {
         try (var s = new Scenario(cluster, "burst", Map.of())) {
             s.nodes(10, 8);
-            s.schedulerAndExtender();
+            var ext = s.schedulerAndExtender();
             List<Pod> pods = burst(s, "p", 40, 80, 7);
             long t0 = System.nanoTime();
             s.createAll(pods, 8);
@@ -43,6 +45,13 @@ class BurstIT {
             List<String> failed = s.events("FailedScheduling").stream().map(Event::getMessage).toList();
             assertThat(failed).as("FailedScheduling events (bind failures included)").isEmpty();
             assertThat(s.scheduledCounts()).hasSize(120).allSatisfy((pod, n) -> assertThat(n).as(pod).isEqualTo(1));
+            // the extender process logs each bind as one record on one line (docs/cli.md, "Logs"), naming the node it bound
+            List<String> lines = Files.readAllLines(ext.process().log());
+            for (Pod p : after) {
+                Pattern bind = Pattern.compile("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO Binder bind pod=" + Pattern.quote(s.ns + "/" + p.getMetadata().getName())
+                        + " node=" + Pattern.quote(p.getSpec().getNodeName()) + " gpus=\\[[0-9, ]+] mib=\\d+ outcome=bound");
+                assertThat(lines).as("the extender's log line for the bind of %s", p.getMetadata().getName()).anyMatch(l -> bind.matcher(l).matches());
+            }
             System.out.printf("BurstIT: 120 pods bound in %.2f s (%.1f pods/s), 0 FailedScheduling%n", secs, 120 / secs);
         }
     }
