@@ -59,7 +59,7 @@ public final class FitIndex {
     private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
 
     private static final class Table {
-        final int[] probe;      // slot + 1 per bucket, 0 = empty; by the bytes' hash
+        final long[] probe;     // per bucket (the bytes' hash << 32) | (slot + 1), 0 = empty: a miss is told without the slot's arrays
         final int[] probeS;     // the same by String.hashCode, for names given as Strings
         final String[] strings;
         final NodeState[] states; // the snapshot each slot was last written from (null: absent)
@@ -70,7 +70,7 @@ public final class FitIndex {
         int size;               // writers only
 
         Table(int buckets, int slots) {
-            probe = new int[buckets];
+            probe = new long[buckets];
             probeS = new int[buckets];
             strings = new String[slots];
             states = new NodeState[slots];
@@ -99,7 +99,7 @@ public final class FitIndex {
             t.data[slot * STRIDE + 1] = COUNT_ABSENT;
             int i = h & t.mask;
             while (t.probe[i] != 0) i = (i + 1) & t.mask;
-            INTS.setRelease(t.probe, i, slot + 1);
+            LONGS.setRelease(t.probe, i, entry(h, slot));
             i = stringHash(name) & t.mask;
             while (t.probeS[i] != 0) i = (i + 1) & t.mask;
             INTS.setRelease(t.probeS, i, slot + 1);
@@ -158,7 +158,7 @@ public final class FitIndex {
             t.data[s * STRIDE] &= ~1L; // no writer is mid-way: writes are serialised on this index
             int i = t.hashes[s] & t.mask;
             while (t.probe[i] != 0) i = (i + 1) & t.mask;
-            t.probe[i] = s + 1;
+            t.probe[i] = entry(t.hashes[s], s);
             i = stringHash(t.strings[s]) & t.mask;
             while (t.probeS[i] != 0) i = (i + 1) & t.mask;
             t.probeS[i] = s + 1;
@@ -168,13 +168,15 @@ public final class FitIndex {
         return t;
     }
 
+    private static long entry(int hash, int slot) { return ((long) hash << 32) | (slot + 1); }
+
     private static int find(Table t, byte[] b, int off, int len, int h) {
-        int[] probe = t.probe;
+        long[] probe = t.probe;
         for (int i = h & t.mask; ; i = (i + 1) & t.mask) {
-            int e = (int) INTS.getAcquire(probe, i);
+            long e = (long) LONGS.getAcquire(probe, i);
             if (e == 0) return -1;
-            int s = e - 1;
-            if (t.hashes[s] == h && same(t.names[s], b, off, len)) return s;
+            int s = (int) e - 1;
+            if ((int) (e >>> 32) == h && same(t.names[s], b, off, len)) return s;
         }
     }
 

@@ -190,15 +190,15 @@ public final class PlacementEngine {
         int m = 0;
         FitIndex.View v = ledger.fitIndex().view();
         int[] slots = new int[count]; // given back: prioritize and the shortlist score the nodes kept by slot
-        if (uid != SNAPSHOTS) {
-            if (hashes == null) for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i]);
-            else for (int i = 0; i < count; i++) slots[i] = v.slot(buf, off[i], len[i], hashes[i]);
-        }
         long mib = d.chargeMib();
         int core = d.chargeCore(), k = d.gpuCount();
         boolean refused = false;
-        for (int i = 0; i < count; i++) {
-            int room = uid == SNAPSHOTS ? FitIndex.WIDE : v.room(slots[i], mib, core, k, uid);
+        for (int i = 0; i < count; i++) { // each name looked up and its room read in one step, while its slot is in cache
+            int room = FitIndex.WIDE; // by snapshot: the index is not asked
+            if (uid != SNAPSHOTS) {
+                slots[i] = hashes == null ? v.slot(buf, off[i], len[i]) : v.slot(buf, off[i], len[i], hashes[i]);
+                room = v.room(slots[i], mib, core, k, uid);
+            }
             if (room >= k) { fits[m++] = i; continue; }
             if ((room == FitIndex.WIDE || room == FitIndex.UID_UNSURE) // the index cannot say: the node's snapshot does
                     && keeps(ledger.node(new String(buf, off[i], len[i], StandardCharsets.UTF_8)), d)) { fits[m++] = i; continue; }
@@ -341,7 +341,7 @@ public final class PlacementEngine {
      */
     private int[] scores(GpuDemand d, FitIndex.View v, int[] slots, PodKey self) {
         long[] raw = new long[slots.length];
-        new RawScores(d, v, self).of(slots, null, slots.length, raw);
+        new RawScores(d, v, self).of(slots, raw);
         long min = Long.MAX_VALUE, max = Long.MIN_VALUE;
         for (long score : raw) if (score != PlacementPolicy.NO_FIT) { min = Math.min(min, score); max = Math.max(max, score); }
         int[] out = new int[raw.length];
@@ -359,11 +359,13 @@ public final class PlacementEngine {
      * those slots, without normalising every score.
      */
     public int best(GpuDemand d, int[] slots, int[] at, int count, PodKey self) {
-        long[] raw = new long[count];
-        new RawScores(d, ledger.fitIndex().view(), self).of(slots, at, count, raw);
+        RawScores scores = new RawScores(d, ledger.fitIndex().view(), self);
         int best = -1;
-        for (int i = 0; i < count; i++)
-            if (raw[i] != PlacementPolicy.NO_FIT && (best < 0 || raw[i] > raw[best])) best = i;
+        long top = 0;
+        for (int i = 0; i < count; i++) { // no array of scores: a pick over 5,000 nodes would allocate 40 KB for one node
+            long score = scores.of(slots[at[i]]);
+            if (score != PlacementPolicy.NO_FIT && (best < 0 || score > top)) { best = i; top = score; }
+        }
         return best;
     }
 
@@ -387,19 +389,17 @@ public final class PlacementEngine {
             board = boards.board(p.scoreKey(d), v.capacity());
         }
 
-        /** The raw score of {@code slots[at[i]]} (of {@code slots[i]} when {@code at} is null) into {@code raw[i]}, i below {@code count}. */
-        void of(int[] slots, int[] at, int count, long[] raw) {
-            for (int i = 0; i < count; i++) {
-                int slot = slots[at == null ? i : at[i]];
-                long score;
-                if (slot < 0) score = PlacementPolicy.NO_FIT;
-                else if (slot != ownSlot) score = board.score(v, slot, p, d);
-                else {
-                    NodeState s = ledger.node(own);
-                    score = s == null ? PlacementPolicy.NO_FIT : p.score(s.exceptPod(self), d);
-                }
-                raw[i] = score;
-            }
+        /** The raw score of each node in {@code slots} into {@code raw} at its position. */
+        void of(int[] slots, long[] raw) {
+            for (int i = 0; i < slots.length; i++) raw[i] = of(slots[i]);
+        }
+
+        /** The raw score of the node in {@code slot} (-1: a name the ledger never knew, which does not fit). */
+        long of(int slot) {
+            if (slot < 0) return PlacementPolicy.NO_FIT;
+            if (slot != ownSlot) return board.score(v, slot, p, d);
+            NodeState s = ledger.node(own);
+            return s == null ? PlacementPolicy.NO_FIT : p.score(s.exceptPod(self), d);
         }
     }
 
