@@ -32,6 +32,9 @@ if [ "$n" -lt 2 ]; then echo "run-k8s-scale: needs 2 CPUs or more to pin the gen
 if [ "$n" -lt 4 ]; then load_default=0; server_default="1-$((n - 1))"
 else q=$((n / 4)); load_default="0-$((q - 1))"; server_default="$q-$((n - 1))"; fi
 L=${LOAD_CPUS:-$load_default}; S=${SERVER_CPUS:-$server_default}
-echo "machine: $n CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load average $(cut -d' ' -f1-3 /proc/loadavg); generator on CPUs $L, servers on CPUs $S"
+. bench/cpu-topology.sh
+echo "machine: $n CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load average $(cut -d' ' -f1-3 /proc/loadavg); generator on CPUs $L ($(cores_in "$L") physical cores), servers on CPUs $S ($(cores_in "$S") physical cores)"
+shared=$(topology_known "$S" && shared_cores "$S" "$L" || true)
+[ -z "$shared" ] || echo "run-k8s-scale: warning: the generator's CPUs $L share physical cores ($shared, package:core) with the servers' $S: pin them to other cores (LOAD_CPUS, SERVER_CPUS)" >&2
 exec taskset -c "$L" "$JAVA" -Xmx3g -cp "$CP" \
   io.mpshare.e2e.k8s.scale.ScaleBench --server-cpus="$S" "$@"

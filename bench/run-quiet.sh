@@ -45,13 +45,13 @@ if [ -z "${JAVA:-}" ] || [ -z "${CP:-}" ]; then
   CP=${CP:-$D/bench/classes:$D/bench/lib/*}
 fi
 S=${SERVER_CPUS:-0,1}; L=${LOAD_CPUS:-2-5}
+. bench/cpu-topology.sh
 # one HTTP worker per server CPU, as the extender's default (--http-threads 0) gives (two on the default 0,1);
 # SERVER_THREADS overrides
-cpus_in() { local n=0 part; IFS=',' read -ra parts <<< "$1"; for part in "${parts[@]}"; do
-  if [[ $part == *-* ]]; then n=$((n + ${part#*-} - ${part%-*} + 1)); else n=$((n + 1)); fi; done; echo "$n"; }
-T=${SERVER_THREADS:-$(cpus_in "$S")}
+T=${SERVER_THREADS:-$(cpu_list "$S" | wc -l)}
 j=("$JAVA" -Djava.util.logging.config.file=/dev/null -cp "$CP")
-echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load average $(cut -d' ' -f1-3 /proc/loadavg); servers on CPUs $S ($T HTTP workers), load on $L"
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load average $(cut -d' ' -f1-3 /proc/loadavg); servers on CPUs $S ($T HTTP workers; $(cores_in "$S") physical cores), load on $L ($(cores_in "$L") physical cores)"
+warn_topology run-quiet "$S" "$L"
 what=${1:-both}
 out_dir=$(mktemp -d /tmp/run-quiet.XXXX)
 
