@@ -24,6 +24,10 @@
 #   shortlist too, not the one node the product's default picks).
 #   SHORTLISTS (default "32 0"): the filter's shortlist, the product's default (32: a filter keeps the policy's 32 best
 #   nodes, scoring every node that fits to choose them) and 0 (every node that fits kept, unscored), in the same run.
+#   BASELINE_CP: another build's server classpath (e.g. ".device/old-core.jar:.device/bench/classes:.device/bench/lib/*",
+#   a jar of the classes that changed ahead of this build's): each mix then runs four servers in the order this build,
+#   baseline, baseline, this build, and ends with their means' ratio. Back-to-back runs on one machine drift (the
+#   first of two was faster in five of seven pairs, docs/benchmarks.md), and that order weighs the drift on both alike.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 if [ -z "${JAVA:-}" ] || [ -z "${CP:-}" ]; then
@@ -74,17 +78,22 @@ pauses() { awk -v from="$2" -v to="$3" '/Pause/ { t = $1; gsub(/[\[\]s]/, "", t)
   END { printf "%d|%.1f|%.2f", n, sum, max }' "$1"; }
 
 if [ "$what" != allocate ]; then
-  summary=()
+  summary=(); ab=()
+  builds=current; [ -z "${BASELINE_CP:-}" ] || builds="current baseline baseline current"
   for mix in ${MIXES:-none uid tenant}; do
     IFS='|' read -r smix lmix sflags <<< "$(mix_args "$mix")"
     for sl in ${SHORTLISTS:-32 0}; do
     for gc in ${GCS:-default}; do
-      tag="$mix-s$sl-$gc"; out="$out_dir/$tag.server.out"; gclog="$out_dir/$tag.gc.log"
-      echo; echo "== mix $mix, shortlist $sl, GC $gc; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    declare -A rates=()
+    k=0
+    for build in $builds; do
+      k=$((k + 1)); tag="$mix-s$sl-$gc-$k-$build"; out="$out_dir/$tag.server.out"; gclog="$out_dir/$tag.gc.log"
+      echo; echo "== mix $mix, shortlist $sl, GC $gc${BASELINE_CP:+, build $build}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+      if [ "$build" = baseline ]; then sj=("${j[0]}" -Djava.util.logging.config.file=/dev/null -cp "$BASELINE_CP"); else sj=("${j[@]}"); fi
       t_srv=$(date +%s.%N)
       # shellcheck disable=SC2046
-      taskset -c "$S" "${j[@]::1}" -Xms"${SERVER_HEAP:-2g}" -Xmx"${SERVER_HEAP:-2g}" $(gc_flags "$gc") -Xlog:gc,gc+phases:file="$gclog":uptime -Dbench.shortlist="$sl" $sflags ${SERVER_JAVA_OPTS:-} \
-        "${j[@]:1}" io.mpshare.bench.extender.ExtenderLoad serve 5000 40000 "$T" 30 fragmentation $smix > "$out" 2>&1 &
+      taskset -c "$S" "${sj[@]::1}" -Xms"${SERVER_HEAP:-2g}" -Xmx"${SERVER_HEAP:-2g}" $(gc_flags "$gc") -Xlog:gc,gc+phases:file="$gclog":uptime -Dbench.shortlist="$sl" $sflags ${SERVER_JAVA_OPTS:-} \
+        "${sj[@]:1}" io.mpshare.bench.extender.ExtenderLoad serve 5000 40000 "$T" 30 fragmentation $smix > "$out" 2>&1 &
       srv=$!
       for _ in $(seq 600); do grep -q '^ports ' "$out" && break; kill -0 $srv 2>/dev/null || { cat "$out"; exit 1; }; sleep 0.5; done
       read -r _ ext floor < <(grep -m1 '^ports ' "$out"); grep -v '^ports ' "$out" || true
@@ -100,8 +109,16 @@ if [ "$what" != allocate ]; then
       gcs=$(pauses "$gclog" "$from" "$to")
       while IFS= read -r row; do
         IFS='|' read -r _ name rate p50 p99 p999 _ <<< "$row"
-        summary+=("| $mix | $sl | $gc |$name|$rate|$p50|$p99|$p999| ${gcs//|/ | } |")
+        summary+=("| $mix | $sl | $gc |${BASELINE_CP:+ $build:}$name|$rate|$p50|$p99|$p999| ${gcs//|/ | } |")
+        [ "$(echo $name)" = extender ] && rates[$build]="${rates[$build]:-} $(echo $rate)"
       done < <(grep '^| extender' "$out_dir/$tag.load.out" | sort -u)
+    done
+    if [ -n "${BASELINE_CP:-}" ]; then # ABBA: a drift over the four runs weighs on both builds alike
+      ab+=("| $mix | $sl | $gc |${rates[current]} |${rates[baseline]} | $(awk -v c="${rates[current]}" -v b="${rates[baseline]}" 'BEGIN {
+        n = split(c, x, " "); m = split(b, y, " "); for (i = 1; i <= n; i++) sc += x[i]; for (i = 1; i <= m; i++) sb += y[i]
+        printf "%.2f", (sc / n) / (sb / m) }') |")
+    fi
+    unset rates
     done
     done
   done
@@ -110,6 +127,12 @@ if [ "$what" != allocate ]; then
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${summary[@]}"
   echo "goal: >= 3000 filters/s and p99 <= 5 ms (docs/benchmarks.md)"
+  if [ -n "${BASELINE_CP:-}" ]; then
+    echo; echo "## this build against BASELINE_CP (runs in the order current, baseline, baseline, current)"
+    echo "| mix | shortlist | GC | current filters/s | baseline filters/s | current / baseline (means) |"
+    echo "|---|---|---|---|---|---|"
+    printf '%s\n' "${ab[@]}"
+  fi
 fi
 if [ "$what" != extender ]; then
   sock=$(mktemp -u /tmp/alloc.XXXX.sock)
