@@ -89,7 +89,7 @@ if [ "$what" != allocate ]; then
     for build in $builds; do
       k=$((k + 1)); tag="$mix-s$sl-$gc-$k-$build"; out="$out_dir/$tag.server.out"; gclog="$out_dir/$tag.gc.log"
       echo; echo "== mix $mix, shortlist $sl, GC $gc${BASELINE_CP:+, build $build}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-      if [ "$build" = baseline ]; then sj=("${j[0]}" -Djava.util.logging.config.file=/dev/null -cp "$BASELINE_CP"); else sj=("${j[@]}"); fi
+      sj=("${j[@]}"); if [ "$build" = baseline ]; then sj[${#sj[@]}-1]=$BASELINE_CP; fi # the classpath is j's last word
       t_srv=$(date +%s.%N)
       # shellcheck disable=SC2046
       taskset -c "$S" "${sj[@]::1}" -Xms"${SERVER_HEAP:-2g}" -Xmx"${SERVER_HEAP:-2g}" $(gc_flags "$gc") -Xlog:gc,gc+phases:file="$gclog":uptime -Dbench.shortlist="$sl" $sflags ${SERVER_JAVA_OPTS:-} \
